@@ -1,0 +1,354 @@
+// Package config turns benchgate's command line into one validated Config.
+//
+// Every problem is reported as a *UsageError whose message names the flag at
+// fault; callers print it on one line and exit with status 2. Flags may appear
+// before, after or between positional arguments, with one or two dashes.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything one benchgate invocation needs.
+type Config struct {
+	Command string // "run", "compare" or "demo"
+
+	// What to measure (run).
+	Base, Head string
+	Packages   []string
+	Bench      string
+	Count      int
+	Benchtime  string // a duration ("100ms") or a fixed iteration count ("500x")
+	CPU        []int
+	Timeout    time.Duration
+	Seed       int64
+	SeedSet    bool
+	AllowSame  bool
+	Dir        string // -C: directory to run in
+
+	// How to judge.
+	Threshold float64 // fraction: 0.05 is 5%
+	Alpha     float64
+	FailOn    []string // kinds that fail the gate: time, allocs, bytes, failure, removed
+
+	// Where to write.
+	JSON, Markdown, Out string
+	Quiet               bool
+
+	// The two files (compare).
+	Files [2]string
+}
+
+// UsageError is bad input from the user: exit status 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// FailOnKinds are the accepted --fail-on values.
+var FailOnKinds = []string{"time", "allocs", "bytes", "failure", "removed"}
+
+// Defaults returns the configuration with every default applied.
+func Defaults() Config {
+	return Config{
+		Head:      "HEAD",
+		Packages:  []string{"./..."},
+		Bench:     ".",
+		Count:     10,
+		Benchtime: "100ms",
+		Timeout:   10 * time.Minute,
+		Threshold: 0.05,
+		Alpha:     0.01,
+		FailOn:    []string{"time", "allocs", "bytes", "failure"},
+	}
+}
+
+// Usage is the text printed for -h and for a missing command.
+const Usage = `usage:
+  benchgate run --base REV [--head REV] [flags] [packages]   measure and judge (packages default ./...)
+  benchgate compare BASE.txt HEAD.txt [flags]                judge existing go test -bench output
+  benchgate demo                                             the whole pipeline on an embedded example
+
+flags:
+  --base REV         base revision (run: required)
+  --head REV         head revision (default HEAD)
+  --bench REGEX      benchmarks to run, like go test -bench (default .)
+  --count N          interleaved rounds, each running every benchmark once per side (default 10)
+  --benchtime D      target time per run used to calibrate the iteration count, or Nx for a fixed count (default 100ms)
+  --cpu LIST         GOMAXPROCS values passed to the test binary, e.g. 1,2,4
+  --timeout D        limit for one benchmark run (default 10m)
+  --seed N           seed of the randomized run order (default: random, printed)
+  --threshold PCT    smallest time/op change that counts, e.g. 5% (default 5%)
+  --alpha P          significance level of the time/op test, in (0, 1) (default 0.01)
+  --fail-on LIST     findings that fail the gate: time,allocs,bytes,failure,removed (default time,allocs,bytes,failure)
+  --json FILE        write the JSON report to FILE
+  --markdown FILE    write the Markdown report to FILE
+  --out DIR          keep base.txt, head.txt and the build logs in DIR
+  -C DIR             run in DIR instead of the current directory
+  --allow-same       allow base and head to be the same commit (an A/A run)
+  --quiet            no progress on stderr
+
+exit status: 0 the gate passed, 1 the gate failed, 2 usage or input error, 3 benchgate could not finish
+`
+
+// Parse reads args (without the program name).
+func Parse(args []string) (*Config, error) {
+	if len(args) == 0 {
+		return nil, usagef("no command given: want run, compare or demo (benchgate -h for help)")
+	}
+	c := Defaults()
+	c.Command = args[0]
+	switch c.Command {
+	case "run", "compare", "demo":
+	case "-h", "-help", "--help", "help":
+		return nil, flag.ErrHelp
+	default:
+		return nil, usagef("unknown command %q: want run, compare or demo", c.Command)
+	}
+	fs := flag.NewFlagSet("benchgate "+c.Command, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.Base, "base", c.Base, "")
+	fs.StringVar(&c.Head, "head", c.Head, "")
+	fs.StringVar(&c.Bench, "bench", c.Bench, "")
+	fs.Func("count", "", func(s string) error { return positiveInt(s, &c.Count) })
+	fs.Func("benchtime", "", func(s string) error { return benchtime(s, &c.Benchtime) })
+	fs.Func("cpu", "", func(s string) error { return cpuList(s, &c.CPU) })
+	fs.Func("timeout", "", func(s string) error { return positiveDuration(s, &c.Timeout) })
+	fs.Func("seed", "", func(s string) error {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return errors.New("not a whole number")
+		}
+		c.Seed, c.SeedSet = v, true
+		return nil
+	})
+	fs.Func("threshold", "", func(s string) error { return threshold(s, &c.Threshold) })
+	fs.Func("alpha", "", func(s string) error { return alpha(s, &c.Alpha) })
+	fs.Func("fail-on", "", func(s string) error { return failOn(s, &c.FailOn) })
+	fs.StringVar(&c.JSON, "json", "", "")
+	fs.StringVar(&c.Markdown, "markdown", "", "")
+	fs.StringVar(&c.Out, "out", "", "")
+	fs.StringVar(&c.Dir, "C", "", "")
+	fs.BoolVar(&c.AllowSame, "allow-same", false, "")
+	fs.BoolVar(&c.Quiet, "quiet", false, "")
+
+	var pos []string
+	rest := args[1:]
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, flagError(err)
+		}
+		rest = fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if rest[0] == "--" {
+			pos = append(pos, rest[1:]...)
+			break
+		}
+		pos = append(pos, rest[0])
+		rest = rest[1:]
+	}
+	if _, err := regexp.Compile(c.Bench); err != nil {
+		return nil, usagef("--bench: invalid regular expression %q: %v", c.Bench, err)
+	}
+	switch c.Command {
+	case "run":
+		if c.Base == "" {
+			return nil, usagef("--base is required: the revision to compare against (e.g. --base main)")
+		}
+		if c.Head == "" {
+			return nil, usagef("--head must not be empty")
+		}
+		if len(pos) > 0 {
+			c.Packages = pos
+		}
+		for _, p := range c.Packages {
+			if strings.HasPrefix(p, "-") {
+				return nil, usagef("package pattern %q looks like a flag", p)
+			}
+		}
+	case "compare":
+		if len(pos) != 2 {
+			return nil, usagef("compare needs two files, BASE.txt and HEAD.txt; got %d argument(s)", len(pos))
+		}
+		c.Files = [2]string{pos[0], pos[1]}
+	case "demo":
+		if len(pos) > 0 {
+			return nil, usagef("demo takes no arguments; got %q", pos[0])
+		}
+	}
+	return &c, nil
+}
+
+// flagError rewrites the flag package's messages to name the flag the way
+// users type it.
+func flagError(err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return usagef("unknown flag --%s (benchgate -h lists the flags)", name)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return usagef("--%s needs a value", name)
+	}
+	// invalid value "x" for flag -count: reason
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		if i := strings.Index(rest, " for flag -"); i >= 0 {
+			val := rest[:i]
+			nameReason := rest[i+len(" for flag -"):]
+			name, reason, _ := strings.Cut(nameReason, ": ")
+			return usagef("--%s %s: %s", name, val, reason)
+		}
+	}
+	return usagef("%s", msg)
+}
+
+func positiveInt(s string, dst *int) error {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return errors.New("not a whole number")
+	}
+	if v < 1 {
+		return errors.New("must be at least 1")
+	}
+	*dst = v
+	return nil
+}
+
+func positiveDuration(s string, dst *time.Duration) error {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return errors.New("not a duration such as 30s or 10m")
+	}
+	if d <= 0 {
+		return errors.New("must be positive")
+	}
+	*dst = d
+	return nil
+}
+
+func benchtime(s string, dst *string) error {
+	s = strings.TrimSpace(s)
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		v, err := strconv.Atoi(n)
+		if err != nil || v < 1 {
+			return errors.New("want a duration such as 100ms or an iteration count such as 500x")
+		}
+		*dst = s
+		return nil
+	}
+	var d time.Duration
+	if err := positiveDuration(s, &d); err != nil {
+		return errors.New("want a duration such as 100ms or an iteration count such as 500x")
+	}
+	*dst = d.String()
+	return nil
+}
+
+func cpuList(s string, dst *[]int) error {
+	var list []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return fmt.Errorf("want a comma-separated list of positive numbers such as 1,2,4, got %q", f)
+		}
+		list = append(list, v)
+	}
+	*dst = list
+	return nil
+}
+
+// ParseThreshold reads a percentage: "5%" or "5" is five percent. A bare
+// number below 1 ("0.05") is refused as ambiguous.
+func ParseThreshold(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	num, pct := strings.CutSuffix(s, "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, errors.New("want a percentage such as 5%")
+	}
+	if v < 0 {
+		return 0, errors.New("must not be negative")
+	}
+	if !pct && v > 0 && v < 1 {
+		return 0, fmt.Errorf("ambiguous: write %g%% for %g percent, or %g%% for a fraction of %g", v, v, v*100, v)
+	}
+	if v >= 1000 {
+		return 0, errors.New("must be below 1000%")
+	}
+	return v / 100, nil
+}
+
+func threshold(s string, dst *float64) error {
+	v, err := ParseThreshold(s)
+	if err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
+
+// ParseAlpha reads a significance level in (0, 1).
+func ParseAlpha(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) {
+		return 0, errors.New("want a number such as 0.01")
+	}
+	if v <= 0 || v >= 1 {
+		return 0, errors.New("must be between 0 and 1, exclusive")
+	}
+	return v, nil
+}
+
+func alpha(s string, dst *float64) error {
+	v, err := ParseAlpha(s)
+	if err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
+
+// ParseFailOn reads a comma-separated list of FailOnKinds; "none" is empty.
+func ParseFailOn(s string) ([]string, error) {
+	s = strings.TrimSpace(s)
+	if s == "none" || s == "" {
+		return []string{}, nil
+	}
+	var list []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		ok := false
+		for _, k := range FailOnKinds {
+			ok = ok || f == k
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown kind %q: want a comma-separated list of %s, or none", f, strings.Join(FailOnKinds, ", "))
+		}
+		list = append(list, f)
+	}
+	return list, nil
+}
+
+func failOn(s string, dst *[]string) error {
+	v, err := ParseFailOn(s)
+	if err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}

@@ -1,0 +1,105 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseGood(t *testing.T) {
+	c, err := Parse([]string{"run", "--base", "main", "./a/...", "--count=12", "-threshold", "3%", "./b", "--cpu", "1,2", "--benchtime", "500x", "--alpha", "0.05", "--fail-on", "time,allocs", "--seed", "42"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Defaults()
+	want.Command = "run"
+	want.Base = "main"
+	want.Packages = []string{"./a/...", "./b"}
+	want.Count = 12
+	want.Threshold = 0.03
+	want.CPU = []int{1, 2}
+	want.Benchtime = "500x"
+	want.Alpha = 0.05
+	want.FailOn = []string{"time", "allocs"}
+	want.Seed, want.SeedSet = 42, true
+	if diff := cmp.Diff(&want, c); diff != "" {
+		t.Errorf("Parse (-want +got):\n%s", diff)
+	}
+
+	c, err = Parse([]string{"compare", "old.txt", "new.txt", "--threshold=5", "--benchtime", "1s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Files != [2]string{"old.txt", "new.txt"} || c.Threshold != 0.05 || c.Benchtime != "1s" {
+		t.Errorf("compare: %+v", c)
+	}
+	if c.Timeout != 10*time.Minute || c.Count != 10 {
+		t.Errorf("defaults not applied: %+v", c)
+	}
+}
+
+// TestParseBad lists every refused input with the words its one-line message
+// must contain: the flag's name and what is wrong.
+func TestParseBad(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "no command given"},
+		{[]string{"bench"}, `unknown command "bench"`},
+		{[]string{"run"}, "--base is required"},
+		{[]string{"run", "--base", "main", "--head", ""}, "--head must not be empty"},
+		{[]string{"run", "--base", "main", "--count", "0"}, `--count "0": must be at least 1`},
+		{[]string{"run", "--base", "main", "--count", "-3"}, `--count "-3": must be at least 1`},
+		{[]string{"run", "--base", "main", "--count", "ten"}, `--count "ten": not a whole number`},
+		{[]string{"run", "--base", "main", "--threshold", "abc"}, `--threshold "abc": want a percentage such as 5%`},
+		{[]string{"run", "--base", "main", "--threshold", "0.05"}, `--threshold "0.05": ambiguous: write 0.05% for 0.05 percent, or 5% for a fraction of 0.05`},
+		{[]string{"run", "--base", "main", "--threshold", "-5%"}, `--threshold "-5%": must not be negative`},
+		{[]string{"run", "--base", "main", "--alpha", "0"}, `--alpha "0": must be between 0 and 1, exclusive`},
+		{[]string{"run", "--base", "main", "--alpha", "1"}, `--alpha "1": must be between 0 and 1, exclusive`},
+		{[]string{"run", "--base", "main", "--alpha", "x"}, `--alpha "x": want a number`},
+		{[]string{"run", "--base", "main", "--bench", "Foo("}, `--bench: invalid regular expression "Foo("`},
+		{[]string{"run", "--base", "main", "--benchtime", "fast"}, `--benchtime "fast": want a duration such as 100ms or an iteration count such as 500x`},
+		{[]string{"run", "--base", "main", "--benchtime", "0x"}, `--benchtime "0x": want a duration`},
+		{[]string{"run", "--base", "main", "--timeout", "-1s"}, `--timeout "-1s": must be positive`},
+		{[]string{"run", "--base", "main", "--cpu", "1,,2"}, `--cpu "1,,2": want a comma-separated list of positive numbers`},
+		{[]string{"run", "--base", "main", "--fail-on", "time,speed"}, `--fail-on "time,speed": unknown kind "speed"`},
+		{[]string{"run", "--base", "main", "--seed", "x"}, `--seed "x": not a whole number`},
+		{[]string{"run", "--base", "main", "--frobnicate"}, "unknown flag --frobnicate"},
+		{[]string{"run", "--base"}, "--base needs a value"},
+		{[]string{"compare", "a.txt"}, "compare needs two files"},
+		{[]string{"compare", "a.txt", "b.txt", "c.txt"}, "compare needs two files"},
+		{[]string{"demo", "extra"}, "demo takes no arguments"},
+	} {
+		_, err := Parse(tc.args)
+		var ue *UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("Parse(%q) = %v, want a UsageError", tc.args, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Parse(%q) = %q, want one line containing %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestParseHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"run", "-h"}} {
+		if _, err := Parse(args); !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("Parse(%q) = %v, want flag.ErrHelp", args, err)
+		}
+	}
+}
+
+func TestParseThreshold(t *testing.T) {
+	for in, want := range map[string]float64{"5%": 0.05, "5": 0.05, "2.5 %": 0.025, "0%": 0, "0": 0, "0.5%": 0.005, "150%": 1.5} {
+		got, err := ParseThreshold(in)
+		if err != nil || got != want {
+			t.Errorf("ParseThreshold(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+}

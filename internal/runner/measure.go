@@ -1,0 +1,320 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+var sideNames = [2]string{"base", "head"}
+
+// listBenchmarks returns the top-level benchmark functions of a test binary.
+func (r *run) listBenchmarks(ctx context.Context, i int, p string) ([]string, error) {
+	c := r.testCmd(i, p, "-test.list", "^Benchmark")
+	out, err := c.run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s side: listing benchmarks of %s: %w\n%s", sideNames[i], p, err, firstLines(append(out.Stdout, out.Stderr...), 20))
+	}
+	var names []string
+	sc := bufio.NewScanner(bytes.NewReader(out.Stdout))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "Benchmark") && !strings.ContainsAny(l, " \t") {
+			names = append(names, l)
+		}
+	}
+	return names, nil
+}
+
+// benchArgs are the flags of every measuring invocation.
+func (r *run) benchArgs(pattern, benchtime string, cpu int) []string {
+	return []string{
+		"-test.run=^$",
+		"-test.bench=" + pattern,
+		"-test.benchtime=" + benchtime,
+		"-test.count=1",
+		"-test.benchmem",
+		"-test.cpu=" + strconv.Itoa(cpu),
+		"-test.timeout=" + r.o.Timeout.String(),
+	}
+}
+
+// parsed is one benchmark result line of a run.
+type parsed struct {
+	leaf   string // "Benchmark..." without GOMAXPROCS suffix
+	result *benchfmt.Result
+}
+
+// parseResults reads the benchfmt results in a test binary's output.
+func parseResults(stdout []byte, cpu int) []parsed {
+	var res []parsed
+	rd := benchfmt.NewReader(bytes.NewReader(stdout), "")
+	suffix := procSuffix(cpu)
+	for rd.Scan() {
+		rec, ok := rd.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		name := rec.Name.String()
+		if suffix != "" {
+			if !strings.HasSuffix(name, suffix) {
+				continue
+			}
+			name = strings.TrimSuffix(name, suffix)
+		}
+		res = append(res, parsed{leaf: "Benchmark" + name, result: rec.Clone()})
+	}
+	return res
+}
+
+// failedNames extracts the benchmarks a run reported as failed.
+func failedNames(b []byte) []string {
+	var names []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "--- FAIL: "); ok {
+			names = append(names, strings.Fields(rest)[0])
+		}
+	}
+	return names
+}
+
+// discover lists, filters and calibrates the benchmarks of both sides.
+func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
+	r.pkgs = map[string][2]*pkg{}
+	r.failed = map[string]bool{}
+	var paths []string
+	for i := range built {
+		for j := range built[i] {
+			p := &built[i][j]
+			e, ok := r.pkgs[p.ImportPath]
+			if !ok {
+				paths = append(paths, p.ImportPath)
+			}
+			e[i] = p
+			r.pkgs[p.ImportPath] = e
+		}
+	}
+	slices.Sort(paths)
+	type key struct {
+		pkg, leaf string
+		cpu       int
+	}
+	units := map[key]*Unit{}
+	var order []key
+	for _, p := range paths {
+		tops := map[string][2]bool{}
+		var topOrder []string
+		for i := range 2 {
+			if r.pkgs[p][i] == nil {
+				continue
+			}
+			names, err := r.listBenchmarks(ctx, i, p)
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range names {
+				if r.filter.patternFor(n) == "" {
+					continue
+				}
+				e, seen := tops[n]
+				if !seen {
+					topOrder = append(topOrder, n)
+				}
+				e[i] = true
+				tops[n] = e
+			}
+		}
+		if len(topOrder) == 0 {
+			r.res.Skipped = append(r.res.Skipped, p+": no benchmarks match --bench")
+			continue
+		}
+		for _, top := range topOrder {
+			for _, cpu := range r.o.CPU {
+				for i := range 2 {
+					if !tops[top][i] {
+						continue
+					}
+					r.progress("calibrating %s.%s (%s, cpu %d)", p, top, sideNames[i], cpu)
+					c := r.testCmd(i, p, r.benchArgs(r.filter.patternFor(top), r.o.Benchtime.String(), cpu)...)
+					out, err := c.run(ctx)
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					results := parseResults(out.Stdout, cpu)
+					if err != nil {
+						r.recordFailure(i, p, top, cpu, c, out, err, results)
+					}
+					for _, pr := range results {
+						k := key{p, pr.leaf, cpu}
+						u, ok := units[k]
+						if !ok {
+							u = &Unit{Package: p, Name: pr.leaf, CPU: cpu}
+							units[k] = u
+							order = append(order, k)
+						}
+						u.Sides[i] = true
+						if u.N == 0 || pr.result.Iters < u.N {
+							u.N = pr.result.Iters
+						}
+						if t, ok := pr.result.Value("sec/op"); ok {
+							u.Cost = max(u.Cost, time.Duration(t*float64(pr.result.Iters)*1e9))
+						}
+					}
+				}
+			}
+		}
+	}
+	var list []Unit
+	for _, k := range order {
+		list = append(list, *units[k])
+	}
+	return list, nil
+}
+
+// recordFailure notes that a run failed on side i. The failing benchmarks are
+// taken from the output's "--- FAIL:" lines; a crash without one is charged
+// to the whole pattern (top).
+func (r *run) recordFailure(i int, p, top string, cpu int, c command, out output, err error, results []parsed) {
+	names := failedNames(out.Stdout)
+	if len(names) == 0 {
+		names = []string{top}
+	}
+	reason := err.Error()
+	if out.TimedOut {
+		reason = fmt.Sprintf("timed out after %s: %s", r.o.Timeout, c.String())
+	} else if code := exitCode(err); code >= 0 {
+		reason = fmt.Sprintf("exit status %d: %s", code, c.String())
+	}
+	msg := reason + "\n" + firstLines(append(append([]byte{}, out.Stdout...), out.Stderr...), 12)
+	for _, n := range names {
+		n = strings.TrimSuffix(n, procSuffix(cpu))
+		id := sideNames[i] + " " + p + "." + n + procSuffix(cpu)
+		if r.failed[id] {
+			continue
+		}
+		r.failed[id] = true
+		r.res.Failures = append(r.res.Failures, Failure{
+			Package: p,
+			Name:    strings.TrimPrefix(n, "Benchmark") + procSuffix(cpu),
+			Side:    sideNames[i],
+			Message: msg,
+		})
+	}
+	_ = results
+}
+
+// isFailed reports whether unit u (or a benchmark enclosing it) has failed
+// on side i.
+func (r *run) isFailed(i int, u Unit) bool {
+	name := u.Name
+	for {
+		if r.failed[sideNames[i]+" "+u.Package+"."+name+procSuffix(u.CPU)] {
+			return true
+		}
+		j := strings.LastIndexByte(name, '/')
+		if j < 0 {
+			return false
+		}
+		name = name[:j]
+	}
+}
+
+// once runs unit u on side i at its calibrated N and returns its result, or
+// nil after recording a failure.
+func (r *run) once(ctx context.Context, i int, u Unit) (*benchfmt.Result, time.Duration) {
+	c := r.testCmd(i, u.Package, r.benchArgs(leafPattern(u.Name), strconv.Itoa(u.N)+"x", u.CPU)...)
+	out, err := c.run(ctx)
+	if ctx.Err() != nil {
+		return nil, out.Elapsed
+	}
+	results := parseResults(out.Stdout, u.CPU)
+	var got *benchfmt.Result
+	for _, pr := range results {
+		if pr.leaf == u.Name {
+			got = pr.result
+		}
+	}
+	if err == nil && got == nil {
+		err = fmt.Errorf("%s: no result for %s", c.String(), u.Name)
+	}
+	if err != nil {
+		r.recordFailure(i, u.Package, u.Name, u.CPU, c, out, err, results)
+		return nil, out.Elapsed
+	}
+	return got, out.Elapsed
+}
+
+// warmUp runs every unit once per side, uncounted.
+func (r *run) warmUp(ctx context.Context, units []Unit) error {
+	r.progress("warm-up: %d benchmarks × 2 sides", len(units))
+	for _, u := range units {
+		for i := range 2 {
+			if !u.Sides[i] || r.isFailed(i, u) {
+				continue
+			}
+			r.once(ctx, i, u)
+			if err := ctx.Err(); err != nil {
+				r.res.Partial = true
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// rounds runs the counted, interleaved rounds.
+func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer) error {
+	rng := rand.New(rand.NewPCG(uint64(r.o.Seed), 0x62656e6368676174))
+	r.progress("measuring %d benchmarks × %d rounds, base and head interleaved (seed %d)", len(units), r.o.Count, r.o.Seed)
+	order := slices.Clone(units)
+	start := time.Now()
+	total := r.o.Count * len(units)
+	for round := 1; round <= r.o.Count; round++ {
+		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
+		for k, u := range order {
+			done := (round-1)*len(units) + k
+			if done > 0 && time.Since(r.lastProgress) >= 2*time.Second || k == 0 {
+				left := ""
+				if done > 0 {
+					eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
+					left = ", about " + eta.Round(time.Second).String() + " left"
+				}
+				r.progress("round %d/%d: %s%s", round, r.o.Count, u.ID(), left)
+			}
+			sides := [2]int{0, 1}
+			if rng.IntN(2) == 1 {
+				sides = [2]int{1, 0}
+			}
+			for _, i := range sides {
+				if !u.Sides[i] || r.isFailed(i, u) {
+					continue
+				}
+				res, took := r.once(ctx, i, u)
+				if err := ctx.Err(); err != nil {
+					r.res.Partial = true
+					return err
+				}
+				if res == nil {
+					continue
+				}
+				r.res.RunTime += took
+				res.SetConfig("round", strconv.Itoa(round))
+				if j, ok := res.ConfigIndex("round"); ok {
+					res.Config[j].File = true
+				}
+				if err := w[i].Write(res); err != nil {
+					return fmt.Errorf("writing %s results: %w", sideNames[i], err)
+				}
+			}
+		}
+		r.res.Rounds = round
+	}
+	return nil
+}

@@ -1,0 +1,200 @@
+// Package runner measures Go benchmarks on two source trees, base and head,
+// the way benchgate needs them measured: each package's test binary is built
+// once per side, every benchmark (each sub-benchmark on its own) is calibrated
+// once to a fixed iteration count used by both sides, warmed up once per side,
+// and then run round by round, base and head alternating in a randomized
+// order, each run in its own process.
+//
+// Results are written as standard benchfmt (the go test -bench format), one
+// stream per side, with a "round: N" configuration line before each round so
+// that statistics can pair the samples taken in the same round:
+//
+//	benchstat -ignore round base.txt head.txt
+//
+// reproduces every number. The runner knows nothing about git: a side is a
+// directory holding a Go module (or a directory inside one).
+//
+// What is measured, per leaf benchmark and -cpu value (a "unit"):
+//
+//	pilot    -test.benchtime=<Benchtime> on each side; N = min(N_base, N_head)
+//	warm-up  one run per side at -test.benchtime=Nx, discarded
+//	rounds   Count rounds; in each, the units in a fresh random order, and for
+//	         each unit base and head back to back in a random order, each a
+//	         process running -test.run='^$' -test.bench=<exact leaf>
+//	         -test.benchtime=Nx -test.count=1 -test.benchmem -test.cpu=<cpu>
+//
+// A benchmark that fails (panics, calls b.Fatal, exceeds Timeout) on a side is
+// recorded as a Failure for that side and not run there again; the others go
+// on. Cancelling the context stops the current process group and returns what
+// was measured so far with Partial set.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Side is one of the two trees under comparison.
+type Side struct {
+	Name string // "base" or "head"
+	Dir  string // directory of the Go module (or a subdirectory of it) to run in
+}
+
+// Options control one measurement.
+type Options struct {
+	Packages  []string      // package patterns, as for go list; default ./...
+	Bench     string        // -bench regular expression; default "."
+	Count     int           // interleaved rounds; default 10
+	Benchtime time.Duration // pilot run length used to calibrate N; default 100ms
+	CPU       []int         // -test.cpu values; default GOMAXPROCS of this process
+	Timeout   time.Duration // per benchmark process; default 10m
+	Seed      int64         // order of runs within rounds
+	BinDir    string        // where test binaries are written (private, temporary)
+	LogDir    string        // where build logs are written; "" for none
+	Env       []string      // environment of go and the test binaries; nil inherits
+	Progress  io.Writer     // progress lines (stderr); nil for none
+	// Select, if set, picks the units to measure out of all discovered ones
+	// (sharding). It must be deterministic.
+	Select func([]Unit) []Unit
+}
+
+// Unit is one benchmark at one GOMAXPROCS value: the thing that is
+// calibrated and run.
+type Unit struct {
+	Package string // import path
+	Name    string // full name as printed, without GOMAXPROCS suffix, e.g. "BenchmarkX/size=10"
+	CPU     int
+	N       int           // calibrated iteration count
+	Cost    time.Duration // pilot estimate of one run's time (N × time/op)
+	Sides   [2]bool       // present on base, head
+}
+
+// ID is the unit's result name as benchfmt reports it (no "Benchmark" prefix,
+// with the GOMAXPROCS suffix), prefixed with its package.
+func (u Unit) ID() string {
+	return u.Package + "." + strings.TrimPrefix(u.Name, "Benchmark") + procSuffix(u.CPU)
+}
+
+// Failure is a benchmark that did not produce a result on one side.
+type Failure struct {
+	Package string
+	Name    string // benchfmt name (no "Benchmark" prefix, with GOMAXPROCS suffix)
+	Side    string
+	Message string // the command and the first lines of its output
+}
+
+// Result summarises a measurement. The samples themselves went to the writers.
+type Result struct {
+	Units    []Unit
+	Failures []Failure
+	Rounds   int  // rounds completed
+	Partial  bool // cancelled before all rounds ran
+	Seed     int64
+	Skipped  []string // packages without benchmarks, as "importpath: reason"
+	Elapsed  time.Duration
+	RunTime  time.Duration // sum of the counted benchmark processes' wall times
+}
+
+// ErrNoBenchmarks means no benchmark matched on either side.
+var ErrNoBenchmarks = errors.New("no benchmarks matched")
+
+func (o *Options) defaults() {
+	if len(o.Packages) == 0 {
+		o.Packages = []string{"./..."}
+	}
+	if o.Bench == "" {
+		o.Bench = "."
+	}
+	if o.Count == 0 {
+		o.Count = 10
+	}
+	if o.Benchtime == 0 {
+		o.Benchtime = 100 * time.Millisecond
+	}
+	if len(o.CPU) == 0 {
+		o.CPU = []int{runtime.GOMAXPROCS(0)}
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Minute
+	}
+}
+
+// Run measures base against head and writes each side's samples to its
+// writer as benchfmt. It returns an error (with the partial Result) when it
+// cannot finish: a *BuildError, ErrNoBenchmarks, or the context's error.
+func Run(ctx context.Context, base, head Side, o Options, baseOut, headOut io.Writer) (*Result, error) {
+	o.defaults()
+	start := time.Now()
+	filter, err := parseBenchFilter(o.Bench)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{o: o, sides: [2]Side{base, head}, filter: filter, res: &Result{Seed: o.Seed}}
+	r.progress("building test binaries (base and head in parallel)")
+	pkgs, err := buildBoth(ctx, r.sides, &o)
+	if err != nil {
+		return r.res, err
+	}
+	units, err := r.discover(ctx, pkgs)
+	if err != nil {
+		return r.res, err
+	}
+	if o.Select != nil {
+		units = o.Select(units)
+	}
+	r.res.Units = units
+	if len(units) == 0 {
+		return r.res, ErrNoBenchmarks
+	}
+	if err := r.warmUp(ctx, units); err != nil {
+		return r.finish(start), err
+	}
+	w := [2]*benchfmt.Writer{benchfmt.NewWriter(baseOut), benchfmt.NewWriter(headOut)}
+	for i := range w {
+		for _, unit := range []string{"allocs/op", "B/op"} {
+			md := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "assume"}, OrigUnit: unit, Value: "exact"}
+			if err := w[i].Write(md); err != nil {
+				return r.res, err
+			}
+		}
+	}
+	err = r.rounds(ctx, units, w)
+	return r.finish(start), err
+}
+
+type run struct {
+	o      Options
+	sides  [2]Side
+	filter *benchFilter
+	res    *Result
+	pkgs   map[string][2]*pkg // import path -> package per side (nil: absent)
+	failed map[string]bool      // side + unit ID that failed
+	// progress state
+	lastProgress time.Time
+}
+
+func (r *run) finish(start time.Time) *Result {
+	r.res.Elapsed = time.Since(start)
+	return r.res
+}
+
+func (r *run) progress(format string, args ...any) {
+	if r.o.Progress == nil {
+		return
+	}
+	fmt.Fprintf(r.o.Progress, "benchgate: "+format+"\n", args...)
+	r.lastProgress = time.Now()
+}
+
+// testCmd builds a test binary invocation for side i in package p.
+func (r *run) testCmd(i int, p string, args ...string) command {
+	pk := r.pkgs[p][i]
+	return command{Dir: pk.Dir, Env: r.o.Env, Name: pk.Binary, Args: args, Timeout: r.o.Timeout + 30*time.Second}
+}

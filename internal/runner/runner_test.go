@@ -1,0 +1,301 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/perf/benchfmt"
+)
+
+func TestSplitRegexp(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want [][]string
+	}{
+		{".", [][]string{{"."}}},
+		{"A/b", [][]string{{"A", "b"}}},
+		{"A|B/c", [][]string{{"A"}, {"B", "c"}}},
+		{"A[/|]x/(b|c)", [][]string{{"A[/|]x", "(b|c)"}}},
+		{`A\/b`, [][]string{{`A\/b`}}},
+	} {
+		if diff := cmp.Diff(tc.want, splitRegexp(tc.in)); diff != "" {
+			t.Errorf("splitRegexp(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+func TestPatternFor(t *testing.T) {
+	for _, tc := range []struct {
+		expr, top, want string
+	}{
+		{".", "BenchmarkSum", "^BenchmarkSum$"},
+		{"Sum", "BenchmarkSum", "^BenchmarkSum$"},
+		{"Sum", "BenchmarkSizes", ""},
+		{"Sizes/n=8", "BenchmarkSizes", "^BenchmarkSizes$/n=8"},
+		{"Sum|Sizes/a", "BenchmarkSizes", "^BenchmarkSizes$/a"},
+		{"S|Sizes/a", "BenchmarkSizes", "^BenchmarkSizes$|^BenchmarkSizes$/a"},
+	} {
+		f, err := parseBenchFilter(tc.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.patternFor(tc.top); got != tc.want {
+			t.Errorf("patternFor(%q, %q) = %q, want %q", tc.expr, tc.top, got, tc.want)
+		}
+	}
+	if _, err := parseBenchFilter("Sum/("); err == nil || !strings.Contains(err.Error(), "--bench") {
+		t.Errorf("invalid regexp: err = %v, want one naming --bench", err)
+	}
+}
+
+func TestLeafPatternMatchesOnlyItsLeaf(t *testing.T) {
+	// Each level of a leaf pattern must match exactly that level's name, the
+	// way testing applies it, and nothing else.
+	names := []string{"BenchmarkSizes/n=8", "BenchmarkSizes/a_b", `BenchmarkSizes/x|y`, "BenchmarkSizes/p/q", "BenchmarkSizes/n=80"}
+	for _, leaf := range names {
+		alts := splitRegexp(leafPattern(leaf))
+		if len(alts) != 1 {
+			t.Fatalf("leafPattern(%q) has %d alternatives", leaf, len(alts))
+		}
+		for _, other := range names {
+			got := matchLevels(t, alts[0], strings.Split(other, "/"))
+			if want := other == leaf; got != want {
+				t.Errorf("leafPattern(%q) matches %q = %v, want %v", leaf, other, got, want)
+			}
+		}
+	}
+}
+
+func matchLevels(t *testing.T, pats, levels []string) bool {
+	t.Helper()
+	if len(levels) != len(pats) {
+		return false
+	}
+	for i, p := range pats {
+		if !regexp.MustCompile(p).MatchString(levels[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// copyTree copies the test module to a new directory.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func readResults(t *testing.T, name string, b []byte) []*benchfmt.Result {
+	t.Helper()
+	var res []*benchfmt.Result
+	rd := benchfmt.NewReader(bytes.NewReader(b), name)
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.Result:
+			res = append(res, rec.Clone())
+		case *benchfmt.SyntaxError:
+			t.Errorf("%s: %v", name, rec)
+		}
+	}
+	return res
+}
+
+// TestRunRealModule measures the module in testdata/mod against a copy of
+// itself whose BenchmarkFlaky panics, with a real go test.
+func TestRunRealModule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs real test binaries")
+	}
+	base := copyTree(t, "testdata/mod")
+	head := copyTree(t, "testdata/mod")
+	if err := os.WriteFile(filepath.Join(head, "FLAKY"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var baseOut, headOut, progress bytes.Buffer
+	logs := t.TempDir()
+	res, err := Run(context.Background(), Side{"base", base}, Side{"head", head}, Options{
+		Count:     3,
+		Benchtime: 5 * time.Millisecond,
+		CPU:       []int{2},
+		Seed:      7,
+		BinDir:    t.TempDir(),
+		LogDir:    logs,
+		Progress:  &progress,
+	}, &baseOut, &headOut)
+	if err != nil {
+		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
+	}
+	if res.Rounds != 3 || res.Partial {
+		t.Errorf("rounds = %d, partial = %v; want 3, false", res.Rounds, res.Partial)
+	}
+	var ids []string
+	for _, u := range res.Units {
+		ids = append(ids, u.ID())
+		if u.N <= 0 {
+			t.Errorf("%s: calibrated N = %d", u.ID(), u.N)
+		}
+	}
+	wantIDs := []string{
+		"example.com/mod.Sum-2",
+		"example.com/mod.Sizes/n=8-2",
+		"example.com/mod.Sizes/a_b-2",
+		"example.com/mod.Sizes/x|y-2",
+		"example.com/mod.Sizes/p/q-2",
+		"example.com/mod.Flaky-2",
+		"example.com/mod/sub.ReadData-2",
+	}
+	if diff := cmp.Diff(wantIDs, ids); diff != "" {
+		t.Errorf("units (-want +got):\n%s", diff)
+	}
+	if len(res.Failures) != 1 || res.Failures[0].Side != "head" || res.Failures[0].Name != "Flaky-2" ||
+		!strings.Contains(res.Failures[0].Message, "flaky benchmark exploded") {
+		t.Errorf("failures = %+v, want one head failure of Flaky-2 showing the panic", res.Failures)
+	}
+	if !strings.Contains(strings.Join(res.Skipped, "\n"), "example.com/mod/nobench") {
+		// nobench has no test files at all, so it is not even built; make
+		// sure it is not reported as a unit either.
+		for _, id := range ids {
+			if strings.Contains(id, "nobench") {
+				t.Errorf("nobench measured: %s", id)
+			}
+		}
+	}
+
+	// Both sides ran every unit at the same N in every round; head lacks
+	// the failed benchmark.
+	perSide := func(name string, b []byte) map[string][]string {
+		got := map[string][]string{}
+		for _, r := range readResults(t, name, b) {
+			round, _ := r.GetConfig("round"), 0
+			pkg := r.GetConfig("pkg")
+			got[pkg+"."+r.Name.String()] = append(got[pkg+"."+r.Name.String()], round)
+			if _, ok := r.Value("allocs/op"); !ok {
+				t.Errorf("%s %s: no allocs/op (benchmem missing)", name, r.Name)
+			}
+		}
+		return got
+	}
+	b, h := perSide("base.txt", baseOut.Bytes()), perSide("head.txt", headOut.Bytes())
+	for _, id := range wantIDs {
+		want := []string{"1", "2", "3"}
+		if diff := cmp.Diff(want, b[id]); diff != "" {
+			t.Errorf("base rounds of %s (-want +got):\n%s", id, diff)
+		}
+		if id == "example.com/mod.Flaky-2" {
+			if len(h[id]) != 0 {
+				t.Errorf("head has results for the failing benchmark: %v", h[id])
+			}
+			continue
+		}
+		if diff := cmp.Diff(want, h[id]); diff != "" {
+			t.Errorf("head rounds of %s (-want +got):\n%s", id, diff)
+		}
+	}
+	iters := map[string]int{}
+	for _, r := range readResults(t, "base.txt", baseOut.Bytes()) {
+		iters[r.Name.String()] = r.Iters
+	}
+	for _, r := range readResults(t, "head.txt", headOut.Bytes()) {
+		if iters[r.Name.String()] != r.Iters {
+			t.Errorf("%s: head N = %d, base N = %d; want equal", r.Name, r.Iters, iters[r.Name.String()])
+		}
+	}
+	if !strings.Contains(baseOut.String(), "Unit allocs/op assume=exact") {
+		t.Errorf("base.txt lacks the exact-allocations unit metadata")
+	}
+	for _, side := range []string{"base", "head"} {
+		if _, err := os.Stat(filepath.Join(logs, "build-"+side+".log")); err != nil {
+			t.Errorf("build log: %v", err)
+		}
+	}
+	if !strings.Contains(progress.String(), "round 3/3") {
+		t.Errorf("progress does not show the last round:\n%s", progress.String())
+	}
+}
+
+func TestRunBuildFailure(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds real test binaries")
+	}
+	base := copyTree(t, "testdata/mod")
+	head := copyTree(t, "testdata/mod")
+	if err := os.WriteFile(filepath.Join(head, "broken.go"), []byte("package mod\n\nfunc Broken() int { return \"x\" }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Side{"base", base}, Side{"head", head}, Options{Count: 1, BinDir: t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{})
+	var be *BuildError
+	if !errors.As(err, &be) || be.Side != "head" || !strings.Contains(be.Output, "broken.go") {
+		t.Fatalf("err = %v, want a head BuildError showing the compiler output", err)
+	}
+}
+
+func TestRunNoBenchmarks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds real test binaries")
+	}
+	base := copyTree(t, "testdata/mod")
+	_, err := Run(context.Background(), Side{"base", base}, Side{"head", base}, Options{Bench: "NoSuchThing", Count: 1, BinDir: t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{})
+	if !errors.Is(err, ErrNoBenchmarks) {
+		t.Fatalf("err = %v, want ErrNoBenchmarks", err)
+	}
+}
+
+func TestRunCancelled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds real test binaries")
+	}
+	base := copyTree(t, "testdata/mod")
+	ctx, cancel := context.WithCancel(context.Background())
+	var progress bytes.Buffer
+	pw := &cancelAfter{w: &progress, match: "round 2/", cancel: cancel}
+	var baseOut bytes.Buffer
+	res, err := Run(ctx, Side{"base", base}, Side{"head", base}, Options{Bench: "Sum", Count: 50, Benchtime: time.Millisecond, BinDir: t.TempDir(), Progress: pw}, &baseOut, &bytes.Buffer{})
+	if !errors.Is(err, context.Canceled) || res == nil || !res.Partial {
+		t.Fatalf("err = %v, res = %+v; want context.Canceled and a partial result", err, res)
+	}
+	if res.Rounds < 1 || res.Rounds >= 50 {
+		t.Errorf("rounds = %d, want between 1 and 49", res.Rounds)
+	}
+	if !strings.Contains(baseOut.String(), "round: 1") {
+		t.Errorf("round 1 was not written before cancellation:\n%s", baseOut.String())
+	}
+}
+
+type cancelAfter struct {
+	w      *bytes.Buffer
+	match  string
+	cancel func()
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.match) {
+		c.cancel()
+	}
+	return c.w.Write(p)
+}

@@ -1,0 +1,3 @@
+package nobench
+
+func F() {}

@@ -1,0 +1,4 @@
+package sub
+
+// Nothing is here.
+func Nothing() {}
