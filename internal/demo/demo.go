@@ -33,8 +33,8 @@ var Expectations = []Expectation{
 	{"Parse", "sec/op", "regression"},
 	{"Encode", "allocs/op", "regression"},
 	{"Hash", "sec/op", "improvement"},
-	{"Sum", "sec/op", "unchanged"},
-	{"Sum", "allocs/op", "unchanged"},
+	{"Words", "sec/op", "unchanged"},
+	{"Words", "allocs/op", "unchanged"},
 	{"Legacy", "", "removed"},
 	{"Stream", "", "new"},
 }

@@ -142,7 +142,7 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 						continue
 					}
 					r.progress("calibrating %s.%s (%s, cpu %d)", p, top, sideNames[i], cpu)
-					c := r.testCmd(i, p, r.benchArgs(r.filter.patternFor(top), r.o.Benchtime.String(), cpu)...)
+					c := r.testCmd(i, p, r.benchArgs(r.filter.patternFor(top), r.o.Benchtime, cpu)...)
 					out, err := c.run(ctx)
 					if ctx.Err() != nil {
 						return nil, ctx.Err()

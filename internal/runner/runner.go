@@ -52,7 +52,7 @@ type Options struct {
 	Packages  []string      // package patterns, as for go list; default ./...
 	Bench     string        // -bench regular expression; default "."
 	Count     int           // interleaved rounds; default 10
-	Benchtime time.Duration // pilot run length used to calibrate N; default 100ms
+	Benchtime string        // pilot run length used to calibrate N ("100ms"), or a fixed "Nx"; default 100ms
 	CPU       []int         // -test.cpu values; default GOMAXPROCS of this process
 	Timeout   time.Duration // per benchmark process; default 10m
 	Seed      int64         // order of runs within rounds
@@ -115,8 +115,8 @@ func (o *Options) defaults() {
 	if o.Count == 0 {
 		o.Count = 10
 	}
-	if o.Benchtime == 0 {
-		o.Benchtime = 100 * time.Millisecond
+	if o.Benchtime == "" {
+		o.Benchtime = "100ms"
 	}
 	if len(o.CPU) == 0 {
 		o.CPU = []int{runtime.GOMAXPROCS(0)}
@@ -175,7 +175,7 @@ type run struct {
 	filter *benchFilter
 	res    *Result
 	pkgs   map[string][2]*pkg // import path -> package per side (nil: absent)
-	failed map[string]bool      // side + unit ID that failed
+	failed map[string]bool    // side + unit ID that failed
 	// progress state
 	lastProgress time.Time
 }

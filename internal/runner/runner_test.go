@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/perf/benchfmt"
@@ -141,7 +140,7 @@ func TestRunRealModule(t *testing.T) {
 	logs := t.TempDir()
 	res, err := Run(context.Background(), Side{"base", base}, Side{"head", head}, Options{
 		Count:     3,
-		Benchtime: 5 * time.Millisecond,
+		Benchtime: "5ms",
 		CPU:       []int{2},
 		Seed:      7,
 		BinDir:    t.TempDir(),
@@ -275,7 +274,7 @@ func TestRunCancelled(t *testing.T) {
 	var progress bytes.Buffer
 	pw := &cancelAfter{w: &progress, match: "round 2/", cancel: cancel}
 	var baseOut bytes.Buffer
-	res, err := Run(ctx, Side{"base", base}, Side{"head", base}, Options{Bench: "Sum", Count: 50, Benchtime: time.Millisecond, BinDir: t.TempDir(), Progress: pw}, &baseOut, &bytes.Buffer{})
+	res, err := Run(ctx, Side{"base", base}, Side{"head", base}, Options{Bench: "Sum", Count: 50, Benchtime: "1ms", BinDir: t.TempDir(), Progress: pw}, &baseOut, &bytes.Buffer{})
 	if !errors.Is(err, context.Canceled) || res == nil || !res.Partial {
 		t.Fatalf("err = %v, res = %+v; want context.Canceled and a partial result", err, res)
 	}

@@ -1,0 +1,429 @@
+// Package event decides which two commits benchgate compares, from the GitHub
+// Actions event that started the run.
+//
+// It is pure: the caller reads GITHUB_EVENT_NAME, GITHUB_EVENT_PATH (with
+// [ReadPayload]), GITHUB_SHA and the base, head and allow-pull-request-target
+// inputs and passes them in an [Input]; [Parse] returns a [Target]. Nothing here
+// reads the environment, runs git or talks to the network.
+//
+// Rules, by event (explicit base and head inputs always win over the defaults):
+//
+//   - pull_request: head is GITHUB_SHA, the test merge commit GitHub made of the
+//     pull request and the current tip of its base branch; base is that merge
+//     commit's first parent, the base tip it was merged with. The two differ only
+//     by the pull request. Target.Base is then "<GITHUB_SHA>^1" and
+//     Target.BaseFromMergeParent is set: in a shallow clone (actions/checkout
+//     fetches one commit by default) "^1" cannot be resolved directly, so the
+//     caller reads the parent from the commit object and fetches it. With only
+//     the head input set (say, the pull request's own head commit), base is
+//     still the merge commit's first parent. The event's
+//     pull_request.base.sha is not used: it is the base tip recorded when the
+//     pull request was opened or last pushed, and it goes stale.
+//   - push: base is the event's before, head its after. A push that created the
+//     branch has no before (all zeros): set the base input. A push that deleted
+//     the branch has nothing to benchmark.
+//   - merge_group: base is merge_group.base_sha, head merge_group.head_sha, so a
+//     merge queue can require the check without extra inputs.
+//   - pull_request_target: refused (see [ErrPullRequestTarget]) unless
+//     Input.AllowPullRequestTarget is set; then head is pull_request.head.sha and
+//     base pull_request.base.sha.
+//   - workflow_dispatch, schedule and every other event, and runs outside GitHub
+//     Actions (empty event name): the base input is required; head defaults to
+//     GITHUB_SHA, or HEAD when that is unset too.
+//
+// For pull_request and pull_request_target the target also carries the pull
+// request number, the head commit of the pull request branch and whether the
+// pull request comes from another repository (a fork, whose token is read-only).
+//
+// Revisions from inputs are trimmed of spaces and checked before any git
+// command sees them: they may not start with "-" (it would be read as an
+// option), contain white space or control characters, or contain "..". Commit
+// names from the event and GITHUB_SHA must be full hexadecimal object names.
+//
+// Every error is an input error (exit status 2): it names the input, the
+// variable or the event field at fault.
+package event
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Input is everything Parse needs, read from the environment by the caller.
+type Input struct {
+	EventName string // GITHUB_EVENT_NAME; empty outside GitHub Actions
+	EventPath string // GITHUB_EVENT_PATH, used only to name the file in errors
+	Payload   []byte // contents of the event file (see ReadPayload)
+	SHA       string // GITHUB_SHA
+
+	Base string // the base input or flag; empty means "from the event"
+	Head string // the head input or flag; empty means "from the event"
+
+	AllowPullRequestTarget bool // the allow-pull-request-target input
+}
+
+// Target is the pair of revisions to compare and what is known about them.
+type Target struct {
+	// Base and Head are revisions for git to resolve: full commit names from the
+	// event, or whatever the user passed as inputs (branches, tags, commits).
+	Base, Head string
+
+	// BaseFromMergeParent reports that Base is the first parent of MergeCommit
+	// (Base == MergeCommit+"^1"): pull_request events without a base input, where
+	// MergeCommit is GITHUB_SHA, GitHub's test merge commit (and Head unless the
+	// head input is set). In a shallow clone "^1" does not resolve: the caller
+	// reads the parent from the commit object (git cat-file -p) and fetches it.
+	BaseFromMergeParent bool
+	MergeCommit         string
+
+	// PRNumber is the pull request number, 0 when the event has none.
+	PRNumber int
+	// Fork reports that the pull request's head branch lives in another
+	// repository than its base (or in a repository that has been deleted). Its
+	// workflows get a read-only token, so commenting fails with 403.
+	Fork bool
+	// HeadSHA is pull_request.head.sha, the tip of the pull request branch (the
+	// commit to attach checks to); empty for events without a pull request.
+	HeadSHA string
+
+	// Description says in words what is compared, for logs and reports, e.g.
+	// "pull request #12: merge commit abc1234 vs its first parent".
+	Description string
+}
+
+// ErrPullRequestTarget is returned for pull_request_target events unless
+// Input.AllowPullRequestTarget is set.
+var ErrPullRequestTarget = errors.New("refusing to run on pull_request_target: " +
+	"that event runs with a read/write token and the repository's secrets even for pull requests from forks, " +
+	"and benchmarking compiles and runs the pull request's code (init functions, TestMain, benchmarks), " +
+	`which could steal them (a "pwn request"); ` +
+	"run benchgate on pull_request instead, and post comments for forks from a separate workflow_run workflow, " +
+	"or set allow-pull-request-target: true if every pull request is trusted")
+
+// ErrNoBase is wrapped by the errors Parse returns when the event does not say
+// what to compare against and the base input is empty.
+var ErrNoBase = errors.New("no base revision to compare against")
+
+// zeroSHA matches the all-zero object name GitHub sends for a missing commit
+// (the before of a push that created a branch).
+var zeroSHA = regexp.MustCompile(`^0+$`)
+
+// fullSHA matches a full SHA-1 or SHA-256 object name.
+var fullSHA = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// Parse returns the commits to compare for the event described by in.
+func Parse(in Input) (Target, error) {
+	base, err := checkRevision("base", in.Base)
+	if err != nil {
+		return Target{}, err
+	}
+	head, err := checkRevision("head", in.Head)
+	if err != nil {
+		return Target{}, err
+	}
+	in.Base, in.Head = base, head
+
+	switch in.EventName {
+	case "pull_request":
+		return pullRequest(in)
+	case "pull_request_target":
+		return pullRequestTarget(in)
+	case "push":
+		return push(in)
+	case "merge_group":
+		return mergeGroup(in)
+	default:
+		return fromInputs(in)
+	}
+}
+
+// ReadPayload reads the event file named by GITHUB_EVENT_PATH with readFile
+// (os.ReadFile in production).
+func ReadPayload(path string, readFile func(name string) ([]byte, error)) ([]byte, error) {
+	if path == "" {
+		return nil, errors.New("GITHUB_EVENT_PATH is not set: cannot read the event that started the workflow")
+	}
+	data, err := readFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("GITHUB_EVENT_PATH %s: read event file: %w", path, err)
+	}
+	return data, nil
+}
+
+// The parts of the event payloads benchgate reads. These are deliberately not
+// go-github's event types: those decode the whole payload strictly, and an
+// unrelated field that does not match them (go-github v60 declares
+// repository.custom_properties as map[string]string, but multi-select
+// properties are arrays) would make every run fail.
+
+type repo struct {
+	FullName string `json:"full_name"`
+	Fork     bool   `json:"fork"`
+}
+
+type branch struct {
+	SHA  string `json:"sha"`
+	Ref  string `json:"ref"`
+	Repo *repo  `json:"repo"` // null when the head repository was deleted
+}
+
+type pullRequestEvent struct {
+	Number      int `json:"number"`
+	PullRequest *struct {
+		Number int    `json:"number"`
+		Head   branch `json:"head"`
+		Base   branch `json:"base"`
+	} `json:"pull_request"`
+}
+
+type pushEvent struct {
+	Ref     string `json:"ref"`
+	Before  string `json:"before"`
+	After   string `json:"after"`
+	Created bool   `json:"created"`
+	Deleted bool   `json:"deleted"`
+}
+
+type mergeGroupEvent struct {
+	MergeGroup *struct {
+		HeadSHA string `json:"head_sha"`
+		BaseSHA string `json:"base_sha"`
+		BaseRef string `json:"base_ref"`
+	} `json:"merge_group"`
+}
+
+func pullRequest(in Input) (Target, error) {
+	var ev pullRequestEvent
+	if err := decode(in, &ev); err != nil {
+		return Target{}, err
+	}
+	t, err := checkPullRequest(in, &ev)
+	if err != nil {
+		return Target{}, err
+	}
+	var sha string
+	if in.Base == "" || in.Head == "" {
+		if sha, err = checkSHA(in.EventName, "GITHUB_SHA", in.SHA); err != nil {
+			return Target{}, err
+		}
+	}
+	headDesc, baseDesc := "merge commit "+short(sha), "its first parent"
+	if in.Head == "" {
+		t.Head = sha
+	} else {
+		t.Head, headDesc = in.Head, short(in.Head)
+		baseDesc = "the first parent of merge commit " + short(sha)
+	}
+	if in.Base == "" {
+		t.Base, t.MergeCommit, t.BaseFromMergeParent = sha+"^1", sha, true
+	} else {
+		t.Base, baseDesc = in.Base, short(in.Base)
+	}
+	t.Description = fmt.Sprintf("pull request #%d: %s vs %s", t.PRNumber, headDesc, baseDesc)
+	return t, nil
+}
+
+func pullRequestTarget(in Input) (Target, error) {
+	if !in.AllowPullRequestTarget {
+		return Target{}, ErrPullRequestTarget
+	}
+	var ev pullRequestEvent
+	if err := decode(in, &ev); err != nil {
+		return Target{}, err
+	}
+	t, err := checkPullRequest(in, &ev)
+	if err != nil {
+		return Target{}, err
+	}
+	if t.Head, err = pick(in, "head", in.Head, "pull_request.head.sha", ev.PullRequest.Head.SHA); err != nil {
+		return Target{}, err
+	}
+	if t.Base, err = pick(in, "base", in.Base, "pull_request.base.sha", ev.PullRequest.Base.SHA); err != nil {
+		return Target{}, err
+	}
+	t.Description = fmt.Sprintf("pull request #%d (pull_request_target, allowed by allow-pull-request-target): head %s vs base %s",
+		t.PRNumber, short(t.Head), short(t.Base))
+	return t, nil
+}
+
+// checkPullRequest fills the pull request fields of a Target.
+func checkPullRequest(in Input, ev *pullRequestEvent) (Target, error) {
+	if ev.PullRequest == nil {
+		return Target{}, fieldError(in, "pull_request", "missing")
+	}
+	n := ev.Number
+	if n == 0 {
+		n = ev.PullRequest.Number
+	}
+	if n <= 0 {
+		return Target{}, fieldError(in, "number", "missing or not a positive number")
+	}
+	headSHA, err := checkSHA(in.EventName, "pull_request.head.sha", ev.PullRequest.Head.SHA)
+	if err != nil {
+		return Target{}, fmt.Errorf("%s: %w", eventFile(in), err)
+	}
+	return Target{PRNumber: n, HeadSHA: headSHA, Fork: isFork(ev.PullRequest.Head.Repo, ev.PullRequest.Base.Repo)}, nil
+}
+
+// isFork reports whether the head branch lives in another repository than the
+// base branch. head.repo.fork alone is not enough: it is also true for
+// branches inside a repository that is itself a fork of something else, where
+// the token is not restricted.
+func isFork(head, base *repo) bool {
+	if head == nil || base == nil {
+		return true // the head repository was deleted: assume the worst
+	}
+	return !strings.EqualFold(head.FullName, base.FullName)
+}
+
+func push(in Input) (Target, error) {
+	var ev pushEvent
+	if err := decode(in, &ev); err != nil {
+		return Target{}, err
+	}
+	if (ev.Deleted || zeroSHA.MatchString(ev.After)) && in.Head == "" {
+		return Target{}, fmt.Errorf("push event: %s was deleted, there is nothing to benchmark", orUnknown(ev.Ref))
+	}
+	var t Target
+	var err error
+	if t.Head, err = pick(in, "head", in.Head, "after", ev.After); err != nil {
+		return Target{}, err
+	}
+	switch {
+	case in.Base != "":
+		t.Base = in.Base
+	case ev.Before == "" || zeroSHA.MatchString(ev.Before) || ev.Created:
+		return Target{}, fmt.Errorf("push event: %w: the push created %s, so it has no previous commit; "+
+			"set the base input (for example the default branch)", ErrNoBase, orUnknown(ev.Ref))
+	default:
+		if t.Base, err = checkSHA(in.EventName, "before", ev.Before); err != nil {
+			return Target{}, fmt.Errorf("%s: %w", eventFile(in), err)
+		}
+	}
+	t.Description = fmt.Sprintf("push to %s: %s vs %s", orUnknown(ev.Ref), short(t.Head), short(t.Base))
+	return t, nil
+}
+
+func mergeGroup(in Input) (Target, error) {
+	var ev mergeGroupEvent
+	if err := decode(in, &ev); err != nil {
+		return Target{}, err
+	}
+	if ev.MergeGroup == nil {
+		return Target{}, fieldError(in, "merge_group", "missing")
+	}
+	var t Target
+	var err error
+	if t.Head, err = pick(in, "head", in.Head, "merge_group.head_sha", ev.MergeGroup.HeadSHA); err != nil {
+		return Target{}, err
+	}
+	if t.Base, err = pick(in, "base", in.Base, "merge_group.base_sha", ev.MergeGroup.BaseSHA); err != nil {
+		return Target{}, err
+	}
+	t.Description = fmt.Sprintf("merge queue for %s: %s vs %s", orUnknown(ev.MergeGroup.BaseRef), short(t.Head), short(t.Base))
+	return t, nil
+}
+
+func fromInputs(in Input) (Target, error) {
+	name := in.EventName
+	if name == "" {
+		name = "local run"
+	} else {
+		name += " event"
+	}
+	if in.Base == "" {
+		return Target{}, fmt.Errorf("%s: %w: set the base input (a branch, tag or commit)", name, ErrNoBase)
+	}
+	t := Target{Base: in.Base, Head: in.Head}
+	if t.Head == "" && in.SHA != "" {
+		sha, err := checkSHA(in.EventName, "GITHUB_SHA", in.SHA)
+		if err != nil {
+			return Target{}, err
+		}
+		t.Head = sha
+	}
+	if t.Head == "" {
+		t.Head = "HEAD"
+	}
+	t.Description = fmt.Sprintf("%s: %s vs %s", name, short(t.Head), short(t.Base))
+	return t, nil
+}
+
+// pick returns the input if set, else the event's commit, checked.
+func pick(in Input, input, value, field, sha string) (string, error) {
+	if value != "" {
+		return value, nil
+	}
+	sha, err := checkSHA(in.EventName, field, sha)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (or set the %s input)", eventFile(in), err, input)
+	}
+	return sha, nil
+}
+
+func decode(in Input, v any) error {
+	if len(strings.TrimSpace(string(in.Payload))) == 0 {
+		return fmt.Errorf("%s: the event file is empty", eventFile(in))
+	}
+	if err := json.Unmarshal(in.Payload, v); err != nil {
+		return fmt.Errorf("%s: parse %s event: %w", eventFile(in), in.EventName, err)
+	}
+	return nil
+}
+
+func fieldError(in Input, field, problem string) error {
+	return fmt.Errorf("%s: %s event: %s: %s", eventFile(in), in.EventName, field, problem)
+}
+
+func eventFile(in Input) string {
+	if in.EventPath == "" {
+		return "GITHUB_EVENT_PATH"
+	}
+	return "GITHUB_EVENT_PATH " + in.EventPath
+}
+
+// checkSHA checks a commit name GitHub provides.
+func checkSHA(event, name, sha string) (string, error) {
+	switch {
+	case sha == "":
+		return "", fmt.Errorf("%s event: %s is missing", event, name)
+	case !fullSHA.MatchString(sha):
+		return "", fmt.Errorf("%s event: %s %q is not a full commit name", event, name, sha)
+	}
+	return sha, nil
+}
+
+// checkRevision checks a revision given as an input before git sees it.
+func checkRevision(input, rev string) (string, error) {
+	rev = strings.TrimSpace(rev)
+	switch {
+	case rev == "":
+		return "", nil
+	case strings.HasPrefix(rev, "-"):
+		return "", fmt.Errorf("%s %q: a revision may not start with %q", input, rev, "-")
+	case strings.Contains(rev, ".."):
+		return "", fmt.Errorf("%s %q: a revision may not contain %q (give one commit, not a range)", input, rev, "..")
+	case strings.IndexFunc(rev, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0:
+		return "", fmt.Errorf("%s %q: a revision may not contain white space or control characters", input, rev)
+	}
+	return rev, nil
+}
+
+// short abbreviates full commit names for descriptions.
+func short(rev string) string {
+	if fullSHA.MatchString(rev) {
+		return rev[:7]
+	}
+	return rev
+}
+
+func orUnknown(ref string) string {
+	if ref == "" {
+		return "an unknown ref"
+	}
+	return ref
+}

@@ -1,0 +1,408 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/stats"
+	"github.com/google/go-cmp/cmp"
+)
+
+// measured builds a comparison from real samples with package stats, so
+// that p-values are the U test's.
+func measured(pkg, name, unit string, base, head []float64) stats.Comparison {
+	k := stats.Key{Package: pkg, Name: name, Unit: unit}
+	s := &stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{}, Head: map[stats.Key][]stats.Obs{}}
+	for side, vals := range map[*map[stats.Key][]stats.Obs][]float64{&s.Base: base, &s.Head: head} {
+		for i, v := range vals {
+			(*side)[k] = append((*side)[k], stats.Obs{Value: v, Round: i, Iters: 1000})
+		}
+	}
+	return stats.Compare(s, 0.95)[0]
+}
+
+// synthetic builds a time comparison with a chosen p-value and centers,
+// for boundaries the U test cannot produce exactly (p == α).
+func synthetic(unit string, base, head, p float64) stats.Comparison {
+	sum := func(c float64) *stats.Summary {
+		return &stats.Summary{Center: c, Low: c * 0.99, High: c * 1.01, N: 10, Min: c * 0.98, Max: c * 1.02}
+	}
+	c := stats.Comparison{Key: stats.Key{Package: "p", Name: "X-8", Unit: unit}, Base: sum(base), Head: sum(head), P: &p, Better: -1}
+	if base != 0 {
+		d := head/base - 1
+		c.Delta = &d
+	}
+	return c
+}
+
+func rep(v float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// spread returns n values around v, all distinct, 0.1% apart.
+func spread(v float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = v * (1 + 0.001*float64(i))
+	}
+	return out
+}
+
+func TestJudgeRows(t *testing.T) {
+	def := DefaultPolicy()
+	tests := []struct {
+		name   string
+		c      stats.Comparison
+		policy *Policy
+		status Status
+		gated  bool
+		reason string
+	}{
+		// time/op: p-value and threshold.
+		{"time regression", synthetic("sec/op", 100, 107.3, 0.002),
+			nil, Regression, true, "p=0.002 < α=0.01 and +7.3% ≥ +5%"},
+		{"time p exactly alpha is not significant", synthetic("sec/op", 100, 110, 0.01),
+			nil, Unchanged, true, "+10.0% but p=0.010 ≥ α=0.01: not significant"},
+		{"time p just under alpha", synthetic("sec/op", 100, 110, 0.0099),
+			nil, Regression, true, "p=0.010 < α=0.01 and +10.0% ≥ +5%"},
+		{"time large delta, not significant", synthetic("sec/op", 100, 107.3, 0.09),
+			nil, Unchanged, true, "+7.3% but p=0.090 ≥ α=0.01: not significant"},
+		{"time delta exactly +threshold (100 → 105)", synthetic("sec/op", 100, 105, 0.001),
+			nil, Regression, true, "p=0.001 < α=0.01 and +5.0% ≥ +5%"},
+		{"time delta exactly +threshold with rounding below it (3 → 3.15)", synthetic("sec/op", 3, 3.15, 0.001),
+			nil, Regression, true, "p=0.001 < α=0.01 and +5.0% ≥ +5%"},
+		{"time delta just under threshold", synthetic("sec/op", 100, 104.9, 0.001),
+			nil, Unchanged, true, "+4.9% is significant (p=0.001) but within ±5%"},
+		{"time delta exactly -threshold", synthetic("sec/op", 100, 95, 0.0005),
+			nil, Improvement, true, "p<0.001 < α=0.01 and -5.0% ≤ -5%"},
+		{"time small and not significant", synthetic("sec/op", 100, 101, 0.4),
+			nil, Unchanged, true, "+1.0%, p=0.400: no significant change"},
+		{"time not gated by policy", synthetic("sec/op", 100, 150, 0.001),
+			&Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Allocs: true}}, Regression, false, "p=0.001 < α=0.01 and +50.0% ≥ +5%"},
+		{"time n=4 per side cannot reach alpha", measured("p", "X", "sec/op", spread(100, 4), spread(150, 4)),
+			nil, Unchanged, true, "cannot be judged: with n=4 per side the smallest possible p is 0.029 ≥ α=0.01"},
+		{"time n=3+5 cannot reach alpha", measured("p", "X", "sec/op", spread(100, 3), spread(150, 5)),
+			nil, Unchanged, true, "cannot be judged: with n=3+5 the smallest possible p is 0.036 ≥ α=0.01"},
+		{"time n=5 per side complete separation", measured("p", "X", "sec/op", spread(100, 5), spread(150, 5)),
+			nil, Regression, true, "p=0.008 < α=0.01 and +50.0% ≥ +5%"},
+		{"time zero base, significant rise", measured("p", "X", "sec/op", rep(0, 6), spread(2e-9, 6)),
+			nil, Regression, true, "p=0.002 < α=0.01 and 0 sec/op → 2.005n sec/op"},
+		{"time zero on both sides", measured("p", "X", "sec/op", rep(0, 6), rep(0, 6)),
+			nil, Unchanged, true, "0 sec/op on both sides"},
+
+		// allocs/op and B/op: exact checks.
+		{"one extra alloc with 3 rounds", measured("p", "X", "allocs/op", rep(2, 3), rep(3, 3)),
+			nil, Regression, true, "2 → 3 allocs/op in every round"},
+		{"one extra alloc with 30 rounds", measured("p", "X", "allocs/op", rep(2, 30), rep(3, 30)),
+			nil, Regression, true, "2 → 3 allocs/op in every round"},
+		{"one extra alloc with 1 round", measured("p", "X", "allocs/op", rep(2, 1), rep(3, 1)),
+			nil, Regression, true, "2 → 3 allocs/op in every round"},
+		{"0 → N allocs", measured("p", "X", "allocs/op", rep(0, 5), rep(5, 5)),
+			nil, Regression, true, "0 → 5 allocs/op in every round"},
+		{"fewer allocs", measured("p", "X", "allocs/op", rep(3, 5), rep(2, 5)),
+			nil, Improvement, true, "3 → 2 allocs/op in every round"},
+		{"N → 0 allocs", measured("p", "X", "allocs/op", rep(4, 5), rep(0, 5)),
+			nil, Improvement, true, "4 → 0 allocs/op in every round"},
+		{"same allocs", measured("p", "X", "allocs/op", rep(3, 5), rep(3, 5)),
+			nil, Unchanged, true, "3 allocs/op on both sides in every round"},
+		{"0 allocs on both sides", measured("p", "X", "allocs/op", rep(0, 5), rep(0, 5)),
+			nil, Unchanged, true, "0 allocs/op on both sides in every round"},
+		{"head allocs vary", measured("p", "X", "allocs/op", rep(7, 6), []float64{7, 8, 7, 7, 8, 7}),
+			nil, Unstable, false, "head varies 7–8 allocs/op between rounds: not judged exactly"},
+		{"both sides vary", measured("p", "X", "allocs/op", []float64{0, 1, 0}, []float64{7, 8, 9}),
+			nil, Unstable, false, "base varies 0–1 and head varies 7–9 allocs/op between rounds: not judged exactly"},
+		{"B/op grows", measured("p", "X", "B/op", rep(16, 5), rep(48, 5)),
+			nil, Regression, true, "16 → 48 B/op in every round"},
+		{"B/op 0 → N", measured("p", "X", "B/op", rep(0, 2), rep(1024, 2)),
+			nil, Regression, true, "0 → 1024 B/op in every round"},
+		{"B/op not gated by policy", measured("p", "X", "B/op", rep(16, 5), rep(48, 5)),
+			&Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true}}, Regression, false, "16 → 48 B/op in every round"},
+
+		// Other units: the significance rule in the unit's direction, never gated.
+		{"B/s drop is a regression, not gated", measured("p", "X", "B/s", spread(100e6, 6), spread(80e6, 6)),
+			nil, Regression, false, "p=0.002 < α=0.01 and -20.0% ≤ -5% (higher is better)"},
+		{"B/s rise is an improvement", measured("p", "X", "B/s", spread(100e6, 6), spread(120e6, 6)),
+			nil, Improvement, false, "p=0.002 < α=0.01 and +20.0% ≥ +5% (higher is better)"},
+		{"custom unit of unknown direction", measured("p", "X", "frobs/op", spread(10, 6), spread(12, 6)),
+			nil, Regression, false, "p=0.002 < α=0.01 and +20.0% ≥ +5% (direction unknown: lower assumed better)"},
+		{"other unit gated in FailOn is still not gated", measured("p", "X", "frobs/op", spread(10, 6), spread(12, 6)),
+			&Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Other: true}}, Regression, false, "p=0.002 < α=0.01 and +20.0% ≥ +5% (direction unknown: lower assumed better)"},
+
+		// One side only.
+		{"new", measured("p", "X", "sec/op", nil, spread(1, 5)),
+			nil, New, false, "only on head"},
+		{"removed, not gated by default", measured("p", "X", "sec/op", spread(1, 5), nil),
+			nil, Removed, false, "only on base"},
+		{"removed, gated", measured("p", "X", "allocs/op", rep(1, 5), nil),
+			&Policy{Threshold: 0.05, Alpha: 0.01, FailOnRemoved: true}, Removed, true, "only on base"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := def
+			if tt.policy != nil {
+				p = *tt.policy
+			}
+			v := Judge([]stats.Comparison{tt.c}, nil, p)
+			if len(v.Results) != 1 {
+				t.Fatalf("got %d results", len(v.Results))
+			}
+			r := v.Results[0]
+			got := [3]string{string(r.Status), fmt.Sprint(r.Gated), r.Reason}
+			want := [3]string{string(tt.status), fmt.Sprint(tt.gated), tt.reason}
+			if got != want {
+				t.Errorf("status, gated, reason:\n got  %q\n want %q", got, want)
+			}
+			wantPass := !(tt.gated && (tt.status == Regression || tt.status == Removed))
+			if v.Pass != wantPass || r.Fails() == wantPass {
+				t.Errorf("Pass = %v, Fails = %v; want Pass %v", v.Pass, r.Fails(), wantPass)
+			}
+			if r.Comparison.Key != tt.c.Key {
+				t.Errorf("result lost its comparison: %v", r.Comparison.Key)
+			}
+		})
+	}
+}
+
+func TestJudgeFailures(t *testing.T) {
+	rows := []stats.Comparison{
+		measured("example.com/a", "Parse-8", "sec/op", spread(1, 6), spread(1, 6)),
+		measured("example.com/a", "Parse-8", "allocs/op", rep(1, 6), rep(1, 6)),
+		measured("example.com/a", "Parse/big-8", "sec/op", spread(1, 6), nil),
+		measured("example.com/a", "ParseAll-8", "sec/op", spread(1, 6), spread(1, 6)),
+		measured("example.com/b", "Parse-8", "sec/op", spread(1, 6), spread(1, 6)),
+	}
+	head := Failure{Package: "example.com/a", Name: "BenchmarkParse", Side: SideHead, Message: "panic: boom"}
+	base := Failure{Package: "example.com/a", Name: "Parse", Side: SideBase, Message: "--- FAIL"}
+	pkgB := Failure{Package: "example.com/b", Side: SideHead, Message: "exit status 2"}
+	other := Failure{Package: "example.com/c", Name: "Gone", Side: SideHead, Message: "timeout"}
+	type row struct {
+		Status Status
+		Gated  bool
+	}
+	tests := []struct {
+		name     string
+		failures []Failure
+		policy   Policy
+		want     []row
+		pass     bool
+	}{{
+		name:     "head failure covers the benchmark, its units and sub-benchmarks",
+		failures: []Failure{head},
+		policy:   DefaultPolicy(),
+		want:     []row{{Failed, true}, {Failed, true}, {Failed, true}, {Unchanged, true}, {Unchanged, true}},
+	}, {
+		name:     "base failure is reported, not gated",
+		failures: []Failure{base},
+		policy:   DefaultPolicy(),
+		want:     []row{{Failed, false}, {Failed, false}, {Failed, false}, {Unchanged, true}, {Unchanged, true}},
+		pass:     true,
+	}, {
+		name:     "head wins over base",
+		failures: []Failure{base, head},
+		policy:   DefaultPolicy(),
+		want:     []row{{Failed, true}, {Failed, true}, {Failed, true}, {Unchanged, true}, {Unchanged, true}},
+	}, {
+		name:     "a package failure covers the whole package",
+		failures: []Failure{pkgB},
+		policy:   DefaultPolicy(),
+		want:     []row{{Unchanged, true}, {Unchanged, true}, {Removed, false}, {Unchanged, true}, {Failed, true}},
+	}, {
+		name:     "a head failure without rows still fails the gate",
+		failures: []Failure{other},
+		policy:   DefaultPolicy(),
+		want:     []row{{Unchanged, true}, {Unchanged, true}, {Removed, false}, {Unchanged, true}, {Unchanged, true}},
+	}, {
+		name:     "failures do not gate without FailOnFailure",
+		failures: []Failure{head, other},
+		policy:   Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true}},
+		want:     []row{{Failed, false}, {Failed, false}, {Failed, false}, {Unchanged, true}, {Unchanged, true}},
+		pass:     true,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Judge(rows, tt.failures, tt.policy)
+			var got []row
+			for _, r := range v.Results {
+				got = append(got, row{r.Status, r.Gated})
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("rows (-want +got):\n%s", diff)
+			}
+			if v.Pass != tt.pass {
+				t.Errorf("Pass = %v, want %v", v.Pass, tt.pass)
+			}
+			if diff := cmp.Diff(tt.failures, v.Failures); diff != "" {
+				t.Errorf("Failures (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNameCovers(t *testing.T) {
+	for _, tt := range []struct {
+		name, full string
+		want       bool
+	}{
+		{"Foo", "Foo", true},
+		{"Foo", "Foo-8", true},
+		{"BenchmarkFoo", "Foo-8", true},
+		{"Foo", "Foo/x=1-8", true},
+		{"Foo/x=1", "Foo/x=1-8", true},
+		{"Foo", "FooBar-8", false},
+		{"Foo", "Foo-bar", false},
+		{"Foo/x=1", "Foo/x=10-8", false},
+		{"Foo-8", "Foo-8", true},
+		{"BenchmarkFoo-8", "Foo/x=1-8", true},
+		{"Foo-8", "Foo-4", false},
+		{"Foo-8", "Foo/x=1-4", false},
+		{"Foo-8", "FooBar-8", false},
+		{"Foo", "Foo-8x", false},
+		{"Foo", "Foo-bar-8", false},
+		{"", "Anything", true},
+	} {
+		if got := nameCovers(tt.name, tt.full); got != tt.want {
+			t.Errorf("nameCovers(%q, %q) = %v, want %v", tt.name, tt.full, got, tt.want)
+		}
+	}
+}
+
+func TestVerdictWarningsAndCounts(t *testing.T) {
+	cmps := []stats.Comparison{
+		measured("p", "A", "sec/op", spread(1, 4), spread(2, 4)),
+		measured("p", "B", "sec/op", spread(1, 4), spread(1, 4)),
+		measured("p", "C", "sec/op", spread(1, 3), spread(1, 4)),
+		measured("p", "D", "sec/op", spread(1, 10), spread(2, 10)),
+		measured("p", "D", "allocs/op", rep(1, 10), []float64{1, 2, 1, 1, 1, 1, 1, 1, 1, 1}),
+		measured("p", "E", "B/op", []float64{8, 9}, rep(9, 2)),
+		measured("p", "E", "allocs/op", rep(1, 2), rep(2, 2)),
+		measured("p", "F", "frobs/op", spread(1, 2), spread(2, 2)), // other units: no sample-size warning
+	}
+	// E's allocations were measured at another b.N on head.
+	for i := range cmps[6].Head.Values {
+		cmps[6].Head.Values[i].Iters = 500
+	}
+	v := Judge(cmps, nil, DefaultPolicy())
+	want := []string{
+		"time/op cannot be judged for 1 benchmark: with n=3+4 the smallest possible p is 0.057 ≥ α=0.01; use --count ≥ 5",
+		"time/op cannot be judged for 2 benchmarks: with n=4 per side the smallest possible p is 0.029 ≥ α=0.01; use --count ≥ 5",
+		"allocs/op of 1 benchmark vary between rounds: reported as unstable, not judged exactly",
+		"B/op of 1 benchmark vary between rounds: reported as unstable, not judged exactly",
+		"allocs/op of 1 benchmark were measured at different iteration counts on base and head; allocation figures are only exactly comparable at the same b.N (-benchtime=Nx)",
+	}
+	if diff := cmp.Diff(want, v.Warnings); diff != "" {
+		t.Errorf("Warnings (-want +got):\n%s", diff)
+	}
+	counts := map[Status]int{}
+	for _, s := range []Status{Regression, Improvement, Unchanged, Unstable, New, Removed, Failed} {
+		counts[s] = v.Count(s)
+	}
+	wantCounts := map[Status]int{Regression: 2, Unchanged: 4, Unstable: 2, Improvement: 0, New: 0, Removed: 0, Failed: 0}
+	if diff := cmp.Diff(wantCounts, counts); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	var regs []string
+	for _, r := range v.Regressions() {
+		regs = append(regs, r.Name+" "+r.Unit)
+	}
+	if diff := cmp.Diff([]string{"D sec/op", "E allocs/op"}, regs); diff != "" {
+		t.Errorf("Regressions (-want +got):\n%s", diff)
+	}
+	if v.Pass {
+		t.Errorf("Pass = true with gated regressions")
+	}
+	if v.Policy.Alpha != 0.01 {
+		t.Errorf("verdict does not carry its policy: %+v", v.Policy)
+	}
+}
+
+func TestPassWithOnlyUngatedRows(t *testing.T) {
+	v := Judge([]stats.Comparison{
+		measured("p", "A", "B/s", spread(100, 6), spread(50, 6)),
+		measured("p", "B", "allocs/op", rep(1, 6), []float64{1, 2, 1, 1, 1, 1}),
+		measured("p", "C", "sec/op", nil, spread(1, 6)),
+		measured("p", "D", "sec/op", spread(1, 6), nil),
+	}, []Failure{{Package: "p", Name: "E", Side: SideBase, Message: "x"}}, DefaultPolicy())
+	if !v.Pass {
+		t.Errorf("Pass = false; results %+v", v.Results)
+	}
+	if n := len(v.Regressions()); n != 1 {
+		t.Errorf("%d regressions, want the ungated B/s one", n)
+	}
+}
+
+func TestJudgeEmpty(t *testing.T) {
+	v := Judge(nil, nil, DefaultPolicy())
+	if !v.Pass || len(v.Results) != 0 || len(v.Warnings) != 0 {
+		t.Errorf("Judge(nil) = %+v, want an empty passing verdict", v)
+	}
+}
+
+// TestMinPMatchesUTest checks MinP against the U test itself: with
+// non-overlapping samples the test's p-value is the smallest possible one.
+func TestMinPMatchesUTest(t *testing.T) {
+	for n1 := 1; n1 <= 9; n1++ {
+		for n2 := 1; n2 <= 9; n2++ {
+			c := measured("p", "X", "sec/op", spread(1, n1), spread(2, n2))
+			if got := MinP(n1, n2); math.Abs(got-*c.P) > 1e-12*math.Max(1, got) {
+				t.Errorf("MinP(%d, %d) = %v, U test gives %v", n1, n2, got, *c.P)
+			}
+		}
+	}
+	if MinP(0, 5) != 1 {
+		t.Errorf("MinP(0, 5) = %v, want 1", MinP(0, 5))
+	}
+}
+
+func TestMinCount(t *testing.T) {
+	for _, alpha := range []float64{0.5, 0.1, 0.05, 0.01, 0.001, 1e-5} {
+		n := MinCount(alpha)
+		if MinP(n, n) >= alpha || (n > 1 && MinP(n-1, n-1) < alpha) {
+			t.Errorf("MinCount(%v) = %d: MinP(n)=%v, MinP(n-1)=%v", alpha, n, MinP(n, n), MinP(n-1, n-1))
+		}
+	}
+}
+
+func TestPolicyValidate(t *testing.T) {
+	if err := DefaultPolicy().Validate(); err != nil {
+		t.Errorf("DefaultPolicy().Validate() = %v", err)
+	}
+	for _, tt := range []struct {
+		p    Policy
+		want string
+	}{
+		{Policy{Threshold: -0.1, Alpha: 0.01}, "threshold must be a finite number >= 0, got -0.1"},
+		{Policy{Threshold: math.NaN(), Alpha: 0.01}, "threshold must be a finite number >= 0, got NaN"},
+		{Policy{Threshold: 0.05, Alpha: 0}, "alpha must be in (0, 1), got 0"},
+		{Policy{Threshold: 0.05, Alpha: 1}, "alpha must be in (0, 1), got 1"},
+	} {
+		err := tt.p.Validate()
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Validate(%+v) = %v, want %q", tt.p, err, tt.want)
+		}
+	}
+}
+
+func TestDefaultPolicy(t *testing.T) {
+	p := DefaultPolicy()
+	want := Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true, Allocs: true, Bytes: true}, FailOnFailure: true}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("DefaultPolicy (-want +got):\n%s", diff)
+	}
+}
+
+func TestFormatP(t *testing.T) {
+	for p, want := range map[float64]string{0.0286: "0.029", 0.01: "0.010", 0.001: "0.001", 0.00099: "<0.001", 1: "1.000"} {
+		if got := FormatP(p); got != want {
+			t.Errorf("FormatP(%v) = %q, want %q", p, got, want)
+		}
+	}
+	if !strings.HasPrefix(FormatP(0), "<") {
+		t.Errorf("FormatP(0) = %q", FormatP(0))
+	}
+}

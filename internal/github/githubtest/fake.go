@@ -1,0 +1,596 @@
+// Package githubtest is an in-memory fake of the part of the GitHub REST API
+// benchgate uses: the comments of an issue or pull request.
+//
+// It answers like GitHub does (JSON bodies, status codes, Link-header
+// pagination with rel="next" and rel="last", the messages GitHub sends for
+// read-only tokens, missing comments and oversized bodies), under a path prefix
+// ("/api/v3" by default, as on GitHub Enterprise Server) so that a client that
+// drops the prefix with an absolute path fails.
+//
+// Use it in a test with NewServer, or as a standalone process by serving a
+// Fake on any listener (http.ListenAndServe("127.0.0.1:8080", githubtest.New(cfg)))
+// and pointing GITHUB_API_URL at http://127.0.0.1:8080/api/v3.
+//
+// Routes below the prefix:
+//
+//	GET    /repos/{owner}/{repo}/issues/{number}/comments   ?page=&per_page= (default 30, at most 100)
+//	POST   /repos/{owner}/{repo}/issues/{number}/comments   {"body": "..."} -> 201
+//	GET    /repos/{owner}/{repo}/issues/comments/{id}
+//	PATCH  /repos/{owner}/{repo}/issues/comments/{id}       {"body": "..."} -> 200
+//	DELETE /repos/{owner}/{repo}/issues/comments/{id}       -> 204
+//
+// Control routes outside the prefix, for scripts that run the fake as a process:
+//
+//	GET  /_fake/comments   all stored comments, as JSON
+//	POST /_fake/comments   store a Comment given as JSON (owner, repo, issue, body, login, type)
+//	GET  /_fake/requests   every API request received so far, as JSON
+//	POST /_fake/faults     add a Fault given as JSON
+//	POST /_fake/readonly   ?on=true|false: answer every write with 403, as for a fork's token
+//
+// Everything else answers 404 with a message saying why.
+package githubtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Config configures a Fake. The zero value is usable.
+type Config struct {
+	// Prefix is the path of the API root; "" means "/api/v3". Use "/" for
+	// none.
+	Prefix string
+	// Token, if set, is required as "Authorization: Bearer TOKEN" (or
+	// "token TOKEN"); other requests get 401 Bad credentials.
+	Token string
+	// Login and UserType are the author of comments created through the API;
+	// "" means "github-actions[bot]" of type "Bot", as for GITHUB_TOKEN.
+	Login, UserType string
+	// ReadOnly makes every write answer 403 "Resource not accessible by
+	// integration", as for the token of a pull request from a fork.
+	ReadOnly bool
+	// MaxBody is the longest comment body accepted, in characters; 0 means
+	// 65536, GitHub's limit. Longer bodies get 422 Validation Failed.
+	MaxBody int
+}
+
+// Comment is a stored comment.
+type Comment struct {
+	ID        int64     `json:"id"`
+	Owner     string    `json:"owner"`
+	Repo      string    `json:"repo"`
+	Issue     int       `json:"issue"`
+	Body      string    `json:"body"`
+	Login     string    `json:"login"`
+	UserType  string    `json:"type"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Request is an API request the fake received.
+type Request struct {
+	Method        string `json:"method"`
+	Path          string `json:"path"` // full path, prefix included
+	Query         string `json:"query"`
+	Body          string `json:"body"`
+	Authorization string `json:"authorization"`
+}
+
+// Fault makes the fake answer matching requests with a canned response
+// instead of the normal one. Faults are tried in the order they were added.
+type Fault struct {
+	// Method matches the request method; "" matches any.
+	Method string `json:"method"`
+	// Path is a path.Match pattern for the path below the prefix, such as
+	// "/repos/*/*/issues/comments/*"; "" matches any.
+	Path string `json:"path"`
+	// Times is how many requests the fault answers; 0 means once, a negative
+	// number means every time.
+	Times int `json:"times"`
+	// Apply makes the fake carry out the request before answering with the
+	// fault, as when GitHub stores a comment but the answer is lost.
+	Apply bool `json:"apply"`
+
+	Status int               `json:"status"`
+	Header map[string]string `json:"header"`
+	Body   string            `json:"body"`
+}
+
+// Canned GitHub answers, for faults.
+const (
+	// BodyForbidden is GitHub's answer to a write with a read-only token.
+	BodyForbidden = `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest/issues/comments#create-an-issue-comment","status":"403"}`
+	// BodyRateLimited is GitHub's answer when the primary rate limit is used up
+	// (with X-RateLimit-Remaining: 0).
+	BodyRateLimited = `{"message":"API rate limit exceeded for installation ID 1234567.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-the-primary-rate-limit","status":"403"}`
+	// BodySecondaryRateLimited is GitHub's answer when a secondary rate limit
+	// is hit.
+	BodySecondaryRateLimited = `{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits","status":"403"}`
+	// BodyNotFound is GitHub's answer for a missing resource.
+	BodyNotFound = `{"message":"Not Found","documentation_url":"https://docs.github.com/rest/issues/comments#update-an-issue-comment","status":"404"}`
+	// BodyTooLong is GitHub's answer to a comment body over 65,536 characters.
+	BodyTooLong = `{"message":"Validation Failed","errors":[{"resource":"IssueComment","code":"custom","field":"body","message":"body is too long (maximum is 65536 characters)"}],"documentation_url":"https://docs.github.com/rest/issues/comments#create-an-issue-comment","status":"422"}`
+	// BodyServerError is GitHub's answer to an internal error.
+	BodyServerError = `{"message":"Server Error","status":"500"}`
+	// BodyBadGateway is what a proxy in front of GitHub answers on a 502.
+	BodyBadGateway = "<html><body><h1>502 Bad Gateway</h1>\n</body></html>\n"
+	// BodyBadCredentials is GitHub's answer to a missing or wrong token.
+	BodyBadCredentials = `{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest","status":"401"}`
+)
+
+// Fake is an in-memory GitHub REST API for issue comments. It is an
+// http.Handler and safe for concurrent use.
+type Fake struct {
+	prefix   string
+	token    string
+	login    string
+	userType string
+	maxBody  int
+
+	mu       sync.Mutex
+	readOnly bool
+	nextID   int64
+	comments []*Comment
+	requests []Request
+	faults   []*Fault
+	now      time.Time
+}
+
+// New returns a Fake with no comments.
+func New(cfg Config) *Fake {
+	f := &Fake{
+		prefix:   strings.TrimRight(cfg.Prefix, "/"),
+		token:    cfg.Token,
+		login:    cfg.Login,
+		userType: cfg.UserType,
+		maxBody:  cfg.MaxBody,
+		readOnly: cfg.ReadOnly,
+		nextID:   1_000_000_001,
+		now:      time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC),
+	}
+	if cfg.Prefix == "" {
+		f.prefix = "/api/v3"
+	}
+	if f.login == "" {
+		f.login, f.userType = "github-actions[bot]", "Bot"
+	}
+	if f.userType == "" {
+		f.userType = "User"
+	}
+	if f.maxBody == 0 {
+		f.maxBody = 65536
+	}
+	return f
+}
+
+// Server is a Fake served by an httptest.Server on loopback.
+type Server struct {
+	*httptest.Server
+	*Fake
+}
+
+// NewServer starts a Fake on loopback. Close it when done.
+func NewServer(cfg Config) *Server {
+	f := New(cfg)
+	return &Server{Server: httptest.NewServer(f), Fake: f}
+}
+
+// APIURL is the value for GITHUB_API_URL: the server's URL and the prefix.
+func (s *Server) APIURL() string { return s.URL + s.prefix }
+
+// Prefix is the path of the API root, without a trailing slash.
+func (f *Fake) Prefix() string { return f.prefix }
+
+// AddComment stores a comment as if login (of type userType: "User" or
+// "Bot") had written it, and returns it.
+func (f *Fake) AddComment(owner, repo string, issue int, login, userType, body string) Comment {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return *f.add(owner, repo, issue, login, userType, body)
+}
+
+// Comments returns the comments of one issue or pull request, oldest first.
+func (f *Fake) Comments(owner, repo string, issue int) []Comment {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Comment
+	for _, c := range f.comments {
+		if c.Owner == owner && c.Repo == repo && c.Issue == issue {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// AllComments returns every stored comment, oldest first.
+func (f *Fake) AllComments() []Comment {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Comment, len(f.comments))
+	for i, c := range f.comments {
+		out[i] = *c
+	}
+	return out
+}
+
+// DeleteComment removes a comment, as if someone deleted it on github.com.
+func (f *Fake) DeleteComment(id int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.comments = slices.DeleteFunc(f.comments, func(c *Comment) bool { return c.ID == id })
+}
+
+// Requests returns the API requests received so far, in order.
+func (f *Fake) Requests() []Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.requests)
+}
+
+// AddFault adds a canned answer for matching requests.
+func (f *Fake) AddFault(fault Fault) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if fault.Times == 0 {
+		fault.Times = 1
+	}
+	f.faults = append(f.faults, &fault)
+}
+
+// SetReadOnly switches the answer to writes between normal and 403.
+func (f *Fake) SetReadOnly(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.readOnly = on
+}
+
+func (f *Fake) add(owner, repo string, issue int, login, userType, body string) *Comment {
+	f.nextID++
+	f.now = f.now.Add(time.Minute)
+	c := &Comment{
+		ID: f.nextID, Owner: owner, Repo: repo, Issue: issue, Body: body,
+		Login: login, UserType: userType, CreatedAt: f.now, UpdatedAt: f.now,
+	}
+	f.comments = append(f.comments, c)
+	return c
+}
+
+// ServeHTTP answers one request.
+func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/_fake/") {
+		f.control(w, r)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, `{"message":"Problems parsing JSON"}`)
+		return
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = append(f.requests, Request{
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Body: string(body),
+		Authorization: r.Header.Get("Authorization"),
+	})
+
+	rel, ok := f.below(r.URL.Path)
+	if !ok {
+		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"message":"Not Found: %s is outside the API prefix %s (absolute path in the client?)"}`,
+			jsonEscape(r.URL.Path), jsonEscape(f.prefix)))
+		return
+	}
+	fault := f.fault(r.Method, rel)
+	if fault != nil && !fault.Apply {
+		fault.write(w)
+		return
+	}
+	if fault != nil {
+		w = &faultWriter{real: w, fault: fault, header: http.Header{}}
+	}
+	if f.token != "" {
+		auth := r.Header.Get("Authorization")
+		if auth != "Bearer "+f.token && auth != "token "+f.token {
+			writeJSON(w, http.StatusUnauthorized, BodyBadCredentials)
+			return
+		}
+	}
+	f.route(w, r, rel, body)
+}
+
+// below returns the path below the prefix.
+func (f *Fake) below(p string) (string, bool) {
+	if f.prefix == "" {
+		return p, true
+	}
+	rest, ok := strings.CutPrefix(p, f.prefix)
+	if !ok || !strings.HasPrefix(rest, "/") {
+		return "", false
+	}
+	return rest, true
+}
+
+func (f *Fake) fault(method, rel string) *Fault {
+	for i, ft := range f.faults {
+		if ft.Method != "" && !strings.EqualFold(ft.Method, method) {
+			continue
+		}
+		if ft.Path != "" {
+			if ok, _ := path.Match(ft.Path, rel); !ok {
+				continue
+			}
+		}
+		if ft.Times > 0 {
+			ft.Times--
+			if ft.Times == 0 {
+				f.faults = slices.Delete(f.faults, i, i+1)
+			}
+		}
+		return ft
+	}
+	return nil
+}
+
+func (ft *Fault) write(w http.ResponseWriter) {
+	for k, v := range ft.Header {
+		w.Header().Set(k, v)
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	}
+	w.WriteHeader(ft.Status)
+	io.WriteString(w, ft.Body)
+}
+
+// faultWriter swallows the normal answer of a request whose fault has Apply
+// set and writes the fault instead.
+type faultWriter struct {
+	real   http.ResponseWriter
+	fault  *Fault
+	header http.Header
+	wrote  bool
+}
+
+func (d *faultWriter) Header() http.Header { return d.header }
+
+func (d *faultWriter) Write(b []byte) (int, error) {
+	d.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
+
+func (d *faultWriter) WriteHeader(int) {
+	if !d.wrote {
+		d.wrote = true
+		d.fault.write(d.real)
+	}
+}
+
+func (f *Fake) route(w http.ResponseWriter, r *http.Request, rel string, body []byte) {
+	parts := strings.Split(strings.Trim(rel, "/"), "/")
+	// repos/{owner}/{repo}/issues/{number}/comments
+	// repos/{owner}/{repo}/issues/comments/{id}
+	if len(parts) != 6 || parts[0] != "repos" || parts[3] != "issues" || parts[1] == "" || parts[2] == "" {
+		writeJSON(w, http.StatusNotFound, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`)
+		return
+	}
+	owner, repo := parts[1], parts[2]
+	if parts[4] == "comments" {
+		id, err := strconv.ParseInt(parts[5], 10, 64)
+		if err != nil {
+			writeJSON(w, http.StatusNotFound, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`)
+			return
+		}
+		f.comment(w, r, owner, repo, id, body)
+		return
+	}
+	number, err := strconv.Atoi(parts[4])
+	if err != nil || number <= 0 || parts[5] != "comments" {
+		writeJSON(w, http.StatusNotFound, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`)
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		f.list(w, r, owner, repo, number)
+	case http.MethodPost:
+		if f.readOnly {
+			writeJSON(w, http.StatusForbidden, BodyForbidden)
+			return
+		}
+		text, ok := f.body(w, body)
+		if !ok {
+			return
+		}
+		c := f.add(owner, repo, number, f.login, f.userType, text)
+		w.Header().Set("Location", f.commentURL(r, c))
+		writeJSON(w, http.StatusCreated, f.render(r, c))
+	default:
+		writeJSON(w, http.StatusNotFound, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`)
+	}
+}
+
+func (f *Fake) comment(w http.ResponseWriter, r *http.Request, owner, repo string, id int64, body []byte) {
+	i := slices.IndexFunc(f.comments, func(c *Comment) bool { return c.ID == id && c.Owner == owner && c.Repo == repo })
+	if r.Method != http.MethodGet && f.readOnly {
+		writeJSON(w, http.StatusForbidden, BodyForbidden)
+		return
+	}
+	if i < 0 {
+		writeJSON(w, http.StatusNotFound, BodyNotFound)
+		return
+	}
+	c := f.comments[i]
+	switch r.Method {
+	case http.MethodGet:
+		writeJSON(w, http.StatusOK, f.render(r, c))
+	case http.MethodPatch:
+		text, ok := f.body(w, body)
+		if !ok {
+			return
+		}
+		f.now = f.now.Add(time.Minute)
+		c.Body, c.UpdatedAt = text, f.now
+		writeJSON(w, http.StatusOK, f.render(r, c))
+	case http.MethodDelete:
+		f.comments = slices.Delete(f.comments, i, i+1)
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		writeJSON(w, http.StatusNotFound, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest"}`)
+	}
+}
+
+// body decodes {"body": "..."} and checks it like GitHub.
+func (f *Fake) body(w http.ResponseWriter, data []byte) (string, bool) {
+	var in struct {
+		Body *string `json:"body"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		writeJSON(w, http.StatusBadRequest, `{"message":"Problems parsing JSON","documentation_url":"https://docs.github.com/rest","status":"400"}`)
+		return "", false
+	}
+	if in.Body == nil {
+		writeJSON(w, http.StatusUnprocessableEntity, `{"message":"Invalid request.\n\n\"body\" wasn't supplied.","documentation_url":"https://docs.github.com/rest","status":"422"}`)
+		return "", false
+	}
+	if n := utf8.RuneCountInString(*in.Body); n > f.maxBody {
+		writeJSON(w, http.StatusUnprocessableEntity, strings.ReplaceAll(BodyTooLong, "65536", strconv.Itoa(f.maxBody)))
+		return "", false
+	}
+	return *in.Body, true
+}
+
+func (f *Fake) list(w http.ResponseWriter, r *http.Request, owner, repo string, number int) {
+	q := r.URL.Query()
+	perPage, page := 30, 1
+	if v, err := strconv.Atoi(q.Get("per_page")); err == nil && v > 0 {
+		perPage = min(v, 100)
+	}
+	if v, err := strconv.Atoi(q.Get("page")); err == nil && v > 0 {
+		page = v
+	}
+	var all []*Comment
+	for _, c := range f.comments {
+		if c.Owner == owner && c.Repo == repo && c.Issue == number {
+			all = append(all, c)
+		}
+	}
+	last := max(1, (len(all)+perPage-1)/perPage)
+	var links []string
+	link := func(p int, rel string) {
+		u := *r.URL
+		u.Scheme, u.Host = scheme(r), r.Host
+		v := u.Query()
+		v.Set("page", strconv.Itoa(p))
+		v.Set("per_page", strconv.Itoa(perPage))
+		u.RawQuery = v.Encode()
+		links = append(links, fmt.Sprintf("<%s>; rel=%q", u.String(), rel))
+	}
+	if page > 1 {
+		link(page-1, "prev")
+	}
+	if page < last {
+		link(page+1, "next")
+		link(last, "last")
+	}
+	if page > 1 {
+		link(1, "first")
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	out := make([]json.RawMessage, 0, perPage)
+	for i := (page - 1) * perPage; i < len(all) && i < page*perPage; i++ {
+		out = append(out, json.RawMessage(f.render(r, all[i])))
+	}
+	data, _ := json.Marshal(out)
+	writeJSON(w, http.StatusOK, string(data))
+}
+
+// render returns a comment as GitHub's JSON.
+func (f *Fake) render(r *http.Request, c *Comment) string {
+	userID := int64(583231)
+	if c.Login == "github-actions[bot]" {
+		userID = 41898282
+	}
+	v := map[string]any{
+		"id":                 c.ID,
+		"node_id":            fmt.Sprintf("IC_kwDOFake%d", c.ID),
+		"url":                f.commentURL(r, c),
+		"html_url":           fmt.Sprintf("https://github.com/%s/%s/pull/%d#issuecomment-%d", c.Owner, c.Repo, c.Issue, c.ID),
+		"issue_url":          fmt.Sprintf("%s://%s%s/repos/%s/%s/issues/%d", scheme(r), r.Host, f.prefix, c.Owner, c.Repo, c.Issue),
+		"body":               c.Body,
+		"user":               map[string]any{"login": c.Login, "id": userID, "type": c.UserType, "site_admin": false},
+		"created_at":         c.CreatedAt.Format(time.RFC3339),
+		"updated_at":         c.UpdatedAt.Format(time.RFC3339),
+		"author_association": "NONE",
+	}
+	data, _ := json.Marshal(v)
+	return string(data)
+}
+
+func (f *Fake) commentURL(r *http.Request, c *Comment) string {
+	return fmt.Sprintf("%s://%s%s/repos/%s/%s/issues/comments/%d", scheme(r), r.Host, f.prefix, c.Owner, c.Repo, c.ID)
+}
+
+func (f *Fake) control(w http.ResponseWriter, r *http.Request) {
+	switch r.Method + " " + r.URL.Path {
+	case "GET /_fake/comments":
+		data, _ := json.Marshal(f.AllComments())
+		writeJSON(w, http.StatusOK, string(data))
+	case "POST /_fake/comments":
+		var c Comment
+		if err := json.NewDecoder(r.Body).Decode(&c); err != nil || c.Owner == "" || c.Repo == "" || c.Issue <= 0 {
+			writeJSON(w, http.StatusBadRequest, `{"message":"want {\"owner\", \"repo\", \"issue\", \"body\", \"login\", \"type\"}"}`)
+			return
+		}
+		if c.Login == "" {
+			c.Login, c.UserType = f.login, f.userType
+		}
+		data, _ := json.Marshal(f.AddComment(c.Owner, c.Repo, c.Issue, c.Login, c.UserType, c.Body))
+		writeJSON(w, http.StatusCreated, string(data))
+	case "GET /_fake/requests":
+		data, _ := json.Marshal(f.Requests())
+		writeJSON(w, http.StatusOK, string(data))
+	case "POST /_fake/faults":
+		var ft Fault
+		if err := json.NewDecoder(r.Body).Decode(&ft); err != nil || ft.Status == 0 {
+			writeJSON(w, http.StatusBadRequest, `{"message":"want a fault: {\"method\", \"path\", \"times\", \"status\", \"header\", \"body\"}"}`)
+			return
+		}
+		f.AddFault(ft)
+		w.WriteHeader(http.StatusNoContent)
+	case "POST /_fake/readonly":
+		f.SetReadOnly(r.URL.Query().Get("on") != "false")
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		writeJSON(w, http.StatusNotFound, `{"message":"unknown control route"}`)
+	}
+}
+
+func scheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
+
+func writeJSON(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-GitHub-Media-Type", "github.v3; format=json")
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+}
+
+func jsonEscape(s string) string {
+	data, _ := json.Marshal(s)
+	return string(data[1 : len(data)-1])
+}

@@ -1,0 +1,178 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// escapedASCII lists the ASCII characters that Escape replaces with numeric
+// character references: every character that can start Markdown or HTML
+// syntax inside a line on GitHub. Table cells (|), HTML, entities and
+// autolinks (< > &), code spans (`), emphasis and strikethrough (* _ ~),
+// links, images and footnotes ([ ]: without them "(", ")" and "!" are
+// plain text), backslash escapes (\), math ($), mentions (@) and issue
+// references (#).
+const escapedASCII = "|<>&`*_~[]\\$@#"
+
+// zwsp is a zero-width space, written after "@", "#" and "GH-" so that
+// GitHub, which looks for mentions and references in the rendered text
+// (after character references are decoded), finds none.
+const zwsp = "&#8203;"
+
+// maxInline is the longest untrusted string, in runes, shown inline.
+const maxInline = 200
+
+// Escape makes an untrusted string (a benchmark, package, unit or ref name,
+// a warning) safe to place anywhere inside a line of GitHub Markdown,
+// including a table cell and HTML element content:
+//
+//   - the ASCII characters | < > & ` * _ ~ [ ] \ $ @ # become
+//     numeric character references (&#124; &#60; ...), which render as
+//     the character but are never syntax;
+//   - "@" and "#" are followed by a zero-width space, and so is the "-" of
+//     "GH-": no @mention, team mention or issue reference can form;
+//   - line breaks and tabs become spaces; other control characters, bidi
+//     overrides (which can reorder what a reviewer sees) and invalid UTF-8
+//     become U+FFFD.
+//
+// Escape does not shorten its input; the report truncates long names
+// before escaping them. Bare URLs are left as text: GitHub may link them,
+// showing the address itself.
+func Escape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteRune(utf8.RuneError)
+			i++
+			continue
+		}
+		switch {
+		case r == '@' || r == '#':
+			writeRef(&b, r)
+			b.WriteString(zwsp)
+		case r == '-' && i >= 2 && strings.EqualFold(s[i-2:i], "GH"):
+			writeRef(&b, r)
+			b.WriteString(zwsp)
+		case r < utf8.RuneSelf && strings.IndexByte(escapedASCII, byte(r)) >= 0:
+			writeRef(&b, r)
+		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidi(r):
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func writeRef(b *strings.Builder, r rune) {
+	b.WriteString("&#")
+	b.WriteString(strconv.Itoa(int(r)))
+	b.WriteByte(';')
+}
+
+// isBidi reports whether r is an invisible bidirectional formatting
+// character.
+func isBidi(r rune) bool {
+	return r == '\u061c' || r == '\u200e' || r == '\u200f' ||
+		(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// truncate shortens s to at most n runes, marking the cut with "…".
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for j := range s {
+		if count == n-1 {
+			i = j
+			break
+		}
+		count++
+	}
+	return s[:i] + "…"
+}
+
+// esc truncates and escapes an untrusted inline string.
+func esc(s string) string { return Escape(truncate(s, maxInline)) }
+
+// Limits on failure output shown in a report.
+const (
+	maxOutputLines = 20
+	maxOutputLine  = 300 // runes
+)
+
+// codeBlock renders untrusted multi-line output as a fenced code block that
+// the output cannot close: the fence is longer than any run of backticks in
+// it. The output is limited to maxOutputLines lines of maxOutputLine runes;
+// control characters (but tabs) and invalid UTF-8 become U+FFFD. Inside a
+// code block nothing is Markdown, HTML, a mention or a reference.
+func codeBlock(out string) string {
+	out = strings.ToValidUTF8(out, "\uFFFD")
+	out = strings.ReplaceAll(out, "\r\n", "\n")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	more := 0
+	if len(lines) > maxOutputLines {
+		more = len(lines) - maxOutputLines
+		lines = lines[:maxOutputLines]
+	}
+	longest := 0
+	for i, l := range lines {
+		l = strings.Map(func(r rune) rune {
+			if r == '\t' {
+				return r
+			}
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || isBidi(r) {
+				return utf8.RuneError
+			}
+			return r
+		}, l)
+		l = truncate(l, maxOutputLine)
+		lines[i] = l
+		run := 0
+		for _, r := range l {
+			if r == '`' {
+				run++
+				longest = max(longest, run)
+			} else {
+				run = 0
+			}
+		}
+	}
+	if more > 0 {
+		lines = append(lines, "… "+strconv.Itoa(more)+" more lines")
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "text\n" + strings.Join(lines, "\n") + "\n" + fence + "\n"
+}
+
+// codeSpan renders a trusted single-line string (a path, a command) as an
+// inline code span, with a backtick fence longer than any run inside it.
+func codeSpan(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}

@@ -1,0 +1,386 @@
+// Package stats turns two streams of Go benchmark results (benchfmt, the
+// output of `go test -bench`) into one comparison per (package, benchmark,
+// unit), computed exactly as benchstat computes them.
+//
+// # Reading
+//
+// [Load] reads the base and the head stream with golang.org/x/perf/benchfmt.
+// Every result line contributes one observation ([Obs]) per unit to the
+// series of its [Key]:
+//
+//   - Key.Package is the value of the "pkg" configuration line in force for
+//     the result ("" if there is none);
+//   - Key.Name is benchfmt's name: the benchmark function name without the
+//     "Benchmark" prefix, with its sub-benchmark parts and its "-GOMAXPROCS"
+//     suffix ("Encode/format=json-8");
+//   - Key.Unit is benchfmt's tidied unit: "ns/op" becomes "sec/op" (values
+//     scaled by 1e-9), "MB/s" becomes "B/s" (×1e6); "B/op", "allocs/op" and
+//     custom units are kept as written.
+//
+// The "round" configuration key, which benchgate's runner writes before the
+// results of each interleaved round ("round: 3"), is recorded in Obs.Round
+// (-1 when absent) so that base and head samples of the same round can be
+// paired ([Pairs]). Every other configuration key (goos, cpu, note, ...) is
+// ignored, as `benchstat -ignore` would. Observations keep file order; they
+// are never sorted in place.
+//
+// Load fails on anything that is not clean benchmark output: each benchfmt
+// syntax error is reported as "file:line: message" (all of them, joined with
+// errors.Join), a "round" value that is not a non-negative integer is an
+// error at its line, a stream without any benchmark result is the error
+// "NAME: no benchmark results", and read errors are returned wrapped.
+// Non-finite values (NaN, ±Inf, which b.ReportMetric can print) are dropped
+// with a warning in Set.Warnings, so that no NaN reaches a report.
+//
+// # Comparing
+//
+// [Compare] summarizes each side with benchmath.AssumeNothing (the median
+// and a distribution-free order-statistic confidence interval at the given
+// confidence level, 0.95 in benchstat) and compares the sides with
+// benchmath.AssumeNothing.Compare, the two-sided Mann–Whitney U test that
+// benchstat reports as "p=". Delta is head.Center/base.Center - 1, the figure
+// benchstat prints as "vs base". Values are copied before benchmath sorts
+// them. benchmath's caveats ("need >= 6 samples for confidence interval at
+// level 0.95", "all samples are equal", ...) are kept as warning strings.
+//
+// This package does not judge anything: significance levels, thresholds and
+// exact allocation checks belong to package gate. Units with an
+// "assume=exact" metadata line are still summarized with AssumeNothing; the
+// exact treatment of allocs/op and B/op is the gate's.
+//
+// The conformance test runs benchstat's own testdata
+// (testdata/benchstat, copied from golang.org/x/perf) and checks that the
+// centers, intervals, deltas and p-values render exactly as benchstat
+// printed them.
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// Input is one benchfmt stream. Name is used in error messages
+// ("base.txt:12: missing units").
+type Input struct {
+	Name string
+	R    io.Reader
+}
+
+// Obs is one observation: a value of one unit from one benchmark result line.
+type Obs struct {
+	Value float64
+	// Round is the "round" configuration value in force for the result,
+	// or -1 if there was none.
+	Round int
+	// Iters is the iteration count (b.N) of the result.
+	Iters int
+}
+
+// Key identifies one series: a benchmark of a package in one unit.
+type Key struct {
+	// Package is the "pkg" configuration value ("" if none).
+	Package string
+	// Name is the benchfmt name: no "Benchmark" prefix, sub-benchmark parts
+	// and the "-GOMAXPROCS" suffix kept.
+	Name string
+	// Unit is the tidied benchfmt unit ("sec/op", "B/op", "allocs/op",
+	// "B/s", or a custom unit).
+	Unit string
+}
+
+// String returns "package.Name unit", or "Name unit" without a package.
+func (k Key) String() string {
+	if k.Package == "" {
+		return k.Name + " " + k.Unit
+	}
+	return k.Package + "." + k.Name + " " + k.Unit
+}
+
+// Set holds the observations of both sides.
+type Set struct {
+	// Keys lists every key in first-seen order, base stream first, then the
+	// keys that only the head stream has.
+	Keys []Key
+	// Base and Head map each key to its observations in file order. A key
+	// missing on one side has no entry in that side's map.
+	Base, Head map[Key][]Obs
+	// Units is the unit metadata ("Unit x better=higher" lines) of both
+	// streams.
+	Units benchfmt.UnitMetadataMap
+	// Warnings are problems that did not stop loading (non-finite values).
+	Warnings []string
+}
+
+// Load reads the base and head streams into a Set. See the package
+// documentation for what is read and which errors are reported.
+func Load(base, head Input) (*Set, error) {
+	s := &Set{
+		Base: make(map[Key][]Obs),
+		Head: make(map[Key][]Obs),
+	}
+	seen := make(map[Key]bool)
+	r := new(benchfmt.Reader)
+	var errs []error
+	for _, side := range []struct {
+		in  Input
+		obs map[Key][]Obs
+	}{{base, s.Base}, {head, s.Head}} {
+		name := side.in.Name
+		if name == "" {
+			name = "<unknown>"
+		}
+		if side.in.R == nil {
+			errs = append(errs, fmt.Errorf("%s: no reader", name))
+			continue
+		}
+		r.Reset(side.in.R, name)
+		results := 0
+		for r.Scan() {
+			switch rec := r.Result().(type) {
+			case *benchfmt.Result:
+				round, err := roundOf(rec)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				results++
+				for _, v := range rec.Values {
+					if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+						file, line := rec.Pos()
+						s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: %s: ignoring non-finite value %v %s", file, line, rec.Name, v.Value, v.Unit))
+						continue
+					}
+					k := Key{Package: rec.GetConfig("pkg"), Name: rec.Name.String(), Unit: v.Unit}
+					if !seen[k] {
+						seen[k] = true
+						s.Keys = append(s.Keys, k)
+					}
+					side.obs[k] = append(side.obs[k], Obs{Value: v.Value, Round: round, Iters: rec.Iters})
+				}
+			case *benchfmt.SyntaxError:
+				errs = append(errs, rec)
+			default:
+				// Unit metadata is accumulated by the Reader; other
+				// record types may be added to benchfmt in the future.
+			}
+		}
+		if err := r.Err(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if results == 0 {
+			errs = append(errs, fmt.Errorf("%s: no benchmark results", name))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	s.Units = r.Units()
+	return s, nil
+}
+
+// roundOf returns the "round" configuration value of res, or -1.
+func roundOf(res *benchfmt.Result) (int, error) {
+	v := res.GetConfig("round")
+	if v == "" {
+		return -1, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		file, line := res.Pos()
+		return 0, fmt.Errorf("%s:%d: round %q is not a non-negative integer", file, line, v)
+	}
+	return n, nil
+}
+
+// Summary describes one side of a comparison.
+type Summary struct {
+	// Center is the median; Low and High bound its confidence interval
+	// (benchmath.AssumeNothing). Low and High are ±Inf when there are too
+	// few samples for an interval at the requested confidence.
+	Center, Low, High float64
+	// Confidence is the confidence level the interval achieves (at least
+	// the requested one).
+	Confidence float64
+	// N is the number of observations.
+	N int
+	// Min and Max are the smallest and largest observation.
+	Min, Max float64
+	// Constant reports whether all observations are equal.
+	Constant bool
+	// Values are the observations in file order.
+	Values []Obs
+	// Warnings are benchmath's caveats about this summary.
+	Warnings []string
+}
+
+// PctRangeString renders the half-width of the confidence interval as a
+// percentage of the center, exactly as benchstat prints it after "±"
+// ("2%", "∞" without an interval, "?" when a bound and the center differ
+// in sign).
+func (s *Summary) PctRangeString() string {
+	return benchmath.Summary{Center: s.Center, Lo: s.Low, Hi: s.High}.PctRangeString()
+}
+
+// Summarize summarizes obs with benchmath.AssumeNothing at the given
+// confidence level. It returns nil for no observations. obs is not modified.
+func Summarize(obs []Obs, confidence float64) *Summary {
+	if len(obs) == 0 {
+		return nil
+	}
+	sum, _ := summarize(obs, confidence, nil)
+	return sum
+}
+
+func summarize(obs []Obs, confidence float64, th *benchmath.Thresholds) (*Summary, *benchmath.Sample) {
+	vals := make([]float64, len(obs))
+	for i, o := range obs {
+		vals[i] = o.Value
+	}
+	sample := benchmath.NewSample(vals, th) // sorts vals, which is our copy
+	bs := benchmath.AssumeNothing.Summary(sample, confidence)
+	sum := &Summary{
+		Center:     bs.Center,
+		Low:        bs.Lo,
+		High:       bs.Hi,
+		Confidence: bs.Confidence,
+		N:          len(vals),
+		Min:        vals[0],
+		Max:        vals[len(vals)-1],
+		Constant:   vals[0] == vals[len(vals)-1],
+		Values:     append([]Obs(nil), obs...),
+	}
+	sum.Warnings = appendErrs(sum.Warnings, sample.Warnings)
+	sum.Warnings = appendErrs(sum.Warnings, bs.Warnings)
+	return sum, sample
+}
+
+func appendErrs(dst []string, errs []error) []string {
+	for _, err := range errs {
+		dst = append(dst, err.Error())
+	}
+	return dst
+}
+
+// Comparison compares the base and head series of one key.
+type Comparison struct {
+	Key
+	// Base and Head summarize each side; nil when that side lacks the key.
+	Base, Head *Summary
+	// Delta is Head.Center/Base.Center - 1 (0.05 = +5%); nil when a side
+	// is missing or Base.Center is 0.
+	Delta *float64
+	// P is the two-sided Mann–Whitney U p-value exactly as benchstat
+	// computes it; nil when a side is missing. When every value on both
+	// sides is equal, benchstat's convention applies: P is 1 and Warnings
+	// says "all samples are equal".
+	P *float64
+	// Better is +1 when higher values of the unit are better (B/s), -1
+	// when lower values are better (sec/op, B/op, allocs/op), 0 when
+	// unknown. It comes from "Unit ... better=" metadata, then benchfmt's
+	// built-in defaults, then the rule that a unit ending in "/s" is a rate.
+	Better int
+	// Warnings are benchmath's caveats about the test.
+	Warnings []string
+}
+
+// Compare compares every key of s, in s.Keys order, at the given confidence
+// level (0.95 in benchstat). Warnings about sample sizes refer to benchstat's
+// default α of 0.05; use [CompareAlpha] to state another α.
+func Compare(s *Set, confidence float64) []Comparison {
+	return CompareAlpha(s, confidence, benchmath.DefaultThresholds.CompareAlpha)
+}
+
+// CompareAlpha is [Compare] with the significance level α that benchmath's
+// sample-size warning ("need >= 5 samples to detect a difference at alpha
+// level 0.01") refers to. The p-values do not depend on alpha.
+func CompareAlpha(s *Set, confidence, alpha float64) []Comparison {
+	th := &benchmath.Thresholds{CompareAlpha: alpha}
+	out := make([]Comparison, 0, len(s.Keys))
+	for _, k := range s.Keys {
+		c := Comparison{Key: k, Better: better(s.Units, k.Unit)}
+		var bs, hs *benchmath.Sample
+		if obs := s.Base[k]; len(obs) > 0 {
+			c.Base, bs = summarize(obs, confidence, th)
+		}
+		if obs := s.Head[k]; len(obs) > 0 {
+			c.Head, hs = summarize(obs, confidence, th)
+		}
+		if bs != nil && hs != nil {
+			cmp := benchmath.AssumeNothing.Compare(bs, hs)
+			p := cmp.P
+			c.P = &p
+			c.Warnings = appendErrs(c.Warnings, cmp.Warnings)
+			if c.Base.Center != 0 {
+				d := c.Head.Center/c.Base.Center - 1
+				c.Delta = &d
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func better(units benchfmt.UnitMetadataMap, unit string) int {
+	if b := units.GetBetter(unit); b != 0 {
+		return b
+	}
+	if strings.HasSuffix(unit, "/s") {
+		return 1
+	}
+	return 0
+}
+
+// Pairs matches base and head observations by round, for paired statistics
+// on interleaved runs. It returns one value per round present on both
+// sides, in ascending round order: b[i] and h[i] were measured in the same
+// round. Observations without a round (Round < 0) are left out. When a
+// round holds several observations on one side, their mean is used.
+func Pairs(base, head []Obs) (b, h []float64) {
+	bm, rounds := byRound(base)
+	hm, _ := byRound(head)
+	for _, r := range rounds {
+		hv, ok := hm[r]
+		if !ok {
+			continue
+		}
+		b = append(b, bm[r].mean())
+		h = append(h, hv.mean())
+	}
+	return b, h
+}
+
+type acc struct {
+	sum float64
+	n   int
+}
+
+func (a acc) mean() float64 { return a.sum / float64(a.n) }
+
+// byRound groups obs by round and returns the rounds in ascending order.
+func byRound(obs []Obs) (map[int]acc, []int) {
+	m := make(map[int]acc)
+	var rounds []int
+	for _, o := range obs {
+		if o.Round < 0 {
+			continue
+		}
+		a, ok := m[o.Round]
+		if !ok {
+			rounds = append(rounds, o.Round)
+		}
+		a.sum += o.Value
+		a.n++
+		m[o.Round] = a
+	}
+	slices.Sort(rounds)
+	return m, rounds
+}
