@@ -16,12 +16,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/cli"
+	"github.com/benchgate/benchgate/internal/github/githubtest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -78,7 +80,53 @@ func TestScripts(t *testing.T) {
 			} {
 				e.Setenv(k, v)
 			}
+			// A fake GitHub API per script, on loopback.
+			srv := githubtest.NewServer(githubtest.Config{Token: "s3cret-t0ken"})
+			e.Defer(srv.Close)
+			e.Values[fakeKey{}] = srv
+			e.Setenv("GITHUB_API_URL", srv.APIURL())
 			return os.MkdirAll(home, 0o755)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// envfile VAR FILE: set VAR to the trimmed contents of FILE.
+			"envfile": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: envfile VAR FILE")
+				}
+				ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
+			},
+			// fake-comments N [REGEXP]: the fake holds N comments on
+			// owner/repo#7, and the last one matches REGEXP.
+			"fake-comments": func(ts *testscript.TestScript, neg bool, args []string) {
+				srv := ts.Value(fakeKey{}).(*githubtest.Server)
+				cs := srv.Comments("owner", "repo", 7)
+				n, _ := strconv.Atoi(args[0])
+				if len(cs) != n {
+					ts.Fatalf("%d comments, want %d", len(cs), n)
+				}
+				if len(args) > 1 && !regexp.MustCompile(args[1]).MatchString(cs[len(cs)-1].Body) {
+					ts.Fatalf("comment does not match %q:\n%s", args[1], cs[len(cs)-1].Body)
+				}
+			},
+			// fake-requests METHOD N: the fake received N requests with METHOD.
+			"fake-requests": func(ts *testscript.TestScript, neg bool, args []string) {
+				srv := ts.Value(fakeKey{}).(*githubtest.Server)
+				n := 0
+				for _, r := range srv.Requests() {
+					if r.Method == args[0] {
+						n++
+					}
+				}
+				if want, _ := strconv.Atoi(args[1]); n != want {
+					ts.Fatalf("%d %s requests, want %s", n, args[0], args[1])
+				}
+			},
+			// fake-readonly on|off: writes answer 403 as for a fork's token.
+			"fake-readonly": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Value(fakeKey{}).(*githubtest.Server).SetReadOnly(args[0] == "on")
+			},
 		},
 	})
 }
+
+type fakeKey struct{}

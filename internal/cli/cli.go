@@ -44,8 +44,9 @@ type Env struct {
 }
 
 type app struct {
-	env Env
-	cfg *config.Config
+	env  Env
+	cfg  *config.Config
+	meta report.Meta // of the last judgement, for publishing
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -73,6 +74,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return a.compare()
 	case "demo":
 		return a.demo(ctx)
+	case "action":
+		return a.action(ctx)
 	default:
 		code, _ := a.run(ctx)
 		return code
@@ -127,6 +130,7 @@ func (a *app) judge(in [2]stats.Input, failures []gate.Failure, meta report.Meta
 	p := a.policy()
 	v := gate.Judge(stats.CompareAlpha(set, 0.95, p.Alpha), failures, p)
 	v.Warnings = append(v.Warnings, set.Warnings...)
+	a.meta = meta
 	if err := a.write(v, meta); err != nil {
 		return a.errorf(ExitTool, "%v", err), &v
 	}
@@ -211,7 +215,12 @@ func (a *app) run(ctx context.Context) (int, *gate.Verdict) {
 	if baseSHA == headSHA && !a.cfg.AllowSame {
 		return a.errorf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, short(baseSHA)), nil
 	}
+	return a.measure(ctx, repo, baseSHA, headSHA)
+}
 
+// measure checks base and head out into temporary worktrees, runs the
+// benchmarks and judges them. The worktrees are removed on every path.
+func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA string) (int, *gate.Verdict) {
 	tmp, err := os.MkdirTemp("", "benchgate-")
 	if err != nil {
 		return a.errorf(ExitTool, "temporary directory: %v", err), nil

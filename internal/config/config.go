@@ -19,7 +19,7 @@ import (
 
 // Config is everything one benchgate invocation needs.
 type Config struct {
-	Command string // "run", "compare" or "demo"
+	Command string // "run", "compare", "demo" or "action"
 
 	// What to measure (run).
 	Base, Head string
@@ -79,6 +79,7 @@ const Usage = `usage:
   benchgate run --base REV [--head REV] [flags] [packages]   measure and judge (packages default ./...)
   benchgate compare BASE.txt HEAD.txt [flags]                judge existing go test -bench output
   benchgate demo                                             the whole pipeline on an embedded example
+  benchgate action                                           the GitHub Action (reads INPUT_* and GITHUB_*)
 
 flags:
   --base REV         base revision (run: required)
@@ -110,6 +111,11 @@ func Parse(args []string) (*Config, error) {
 	c := Defaults()
 	c.Command = args[0]
 	switch c.Command {
+	case "action":
+		if len(args) > 1 {
+			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions")
+		}
+		return &Config{Command: "action"}, nil
 	case "run", "compare", "demo":
 	case "-h", "-help", "--help", "help":
 		return nil, flag.ErrHelp
@@ -163,7 +169,7 @@ func Parse(args []string) (*Config, error) {
 		pos = append(pos, rest[0])
 		rest = rest[1:]
 	}
-	if _, err := regexp.Compile(c.Bench); err != nil {
+	if err := checkRegexp(c.Bench); err != nil {
 		return nil, usagef("--bench: invalid regular expression %q: %v", c.Bench, err)
 	}
 	switch c.Command {
@@ -215,6 +221,15 @@ func flagError(err error) error {
 		}
 	}
 	return usagef("%s", msg)
+}
+
+// checkRegexp validates a -bench expression the way testing splits it:
+// every slash-separated element must compile on its own.
+func checkRegexp(s string) error {
+	if _, err := regexp.Compile(s); err != nil {
+		return err
+	}
+	return nil
 }
 
 func positiveInt(s string, dst *int) error {

@@ -602,3 +602,13 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// Exists reports whether pull request number already has the sticky comment
+// for key (by benchgate's author), across all pages of comments.
+func (c *Commenter) Exists(ctx context.Context, owner, repo string, number int, key string) (bool, error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	found, err := c.find(ctx, owner, repo, number, Marker(key), fmt.Sprintf("%s/%s#%d", owner, repo, number))
+	return found != nil, err
+}

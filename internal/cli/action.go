@@ -1,0 +1,326 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/benchgate/benchgate/internal/config"
+	"github.com/benchgate/benchgate/internal/event"
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/github"
+	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/report"
+)
+
+// ReportJSON is where the action writes its JSON report, relative to the
+// workspace (the report-json output), so that later steps can upload it.
+const ReportJSON = "benchgate-report.json"
+
+// action runs benchgate as a GitHub Action: inputs from INPUT_*, the
+// commits from the event, and the results published as the job summary, step
+// outputs, annotations and one sticky pull request comment. Publishing
+// problems are warnings; the exit status is the gate's.
+func (a *app) action(ctx context.Context) int {
+	getenv := a.env.Getenv
+	gh := github.NewActions(a.env.Stdout, getenv)
+	fail := func(code int, format string, args ...any) int {
+		msg := fmt.Sprintf(format, args...)
+		_ = gh.Annotate(github.Error, "", 0, "benchgate", msg)
+		return a.errorf(code, "%s", msg)
+	}
+	cfg, act, err := config.FromInputs(getenv)
+	if err != nil {
+		return fail(ExitUsage, "%v", err)
+	}
+	if act.Token != "" {
+		_ = gh.Mask(act.Token)
+	}
+	a.cfg = cfg
+	ws := getenv("GITHUB_WORKSPACE")
+	if ws == "" {
+		ws = a.env.Dir
+	}
+	dir := filepath.Join(ws, act.WorkingDirectory)
+	if rel, err := filepath.Rel(ws, dir); err != nil || strings.HasPrefix(rel, "..") {
+		return fail(ExitUsage, "input working-directory: %q is outside the workspace", act.WorkingDirectory)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fail(ExitUsage, "input working-directory: %q is not a directory of the workspace", act.WorkingDirectory)
+	}
+	cfg.Dir = dir
+
+	name, path := getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH")
+	var payload []byte
+	if path != "" {
+		if payload, err = event.ReadPayload(path, os.ReadFile); err != nil {
+			return fail(ExitUsage, "%v", err)
+		}
+	}
+	target, err := event.Parse(event.Input{
+		EventName: name, EventPath: path, Payload: payload, SHA: getenv("GITHUB_SHA"),
+		Base: cfg.Base, Head: cfg.Head, AllowPullRequestTarget: act.AllowPullRequestTarget,
+	})
+	if err != nil {
+		return fail(ExitUsage, "%v", oneLine(err))
+	}
+	fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", target.Description)
+	if err := goModule(ctx, dir); err != nil {
+		return fail(ExitUsage, "input working-directory: %v", err)
+	}
+	repo, err := gitrev.Open(ctx, dir, gitrev.WithEnv(a.environ()))
+	if err != nil {
+		return fail(ExitUsage, "workspace %s: %v", dir, oneLine(err))
+	}
+	headSHA, err := repo.Resolve(ctx, target.Head)
+	if err != nil {
+		return fail(ExitUsage, "head %s: %v", target.Head, oneLine(err))
+	}
+	var baseSHA string
+	if target.BaseFromMergeParent {
+		baseSHA, err = repo.ParentOf(ctx, target.MergeCommit, 1)
+	} else {
+		baseSHA, err = repo.Resolve(ctx, target.Base)
+	}
+	if err != nil {
+		return fail(ExitUsage, "base %s: %v", target.Base, oneLine(err))
+	}
+	if baseSHA == headSHA {
+		return fail(ExitUsage, "base and head are the same commit %s: nothing to compare (set the base input)", short(baseSHA))
+	}
+	cfg.Base, cfg.Head = shortRef(target.Base), shortRef(target.Head)
+	if target.BaseFromMergeParent {
+		cfg.Base = short(target.MergeCommit) + "^1"
+	}
+	jsonPath := filepath.Join(ws, ReportJSON)
+	cfg.JSON = jsonPath
+	code, v := a.measure(ctx, repo, baseSHA, headSHA)
+	chownLike(jsonPath, ws)
+	if v == nil {
+		_ = gh.Annotate(github.Error, "", 0, "benchgate", "benchgate could not finish; see the log above")
+		return code
+	}
+	a.publish(ctx, gh, *v, target, act)
+	return code
+}
+
+// shortRef shortens full commit names for display.
+func shortRef(ref string) string {
+	if len(ref) == 40 && strings.Trim(ref, "0123456789abcdef") == "" {
+		return short(ref)
+	}
+	return ref
+}
+
+func (a *app) environ() []string {
+	if a.env.Environ != nil {
+		return a.env.Environ
+	}
+	return os.Environ()
+}
+
+// publish writes the comment, the summary, the outputs and the annotations.
+// None of it changes the exit status.
+func (a *app) publish(ctx context.Context, gh *github.Actions, v gate.Verdict, target event.Target, act *config.Action) {
+	getenv := a.env.Getenv
+	warn := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		if err := gh.Annotate(github.Warning, "", 0, "benchgate", msg); err != nil {
+			fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
+		}
+	}
+	runURL := ""
+	if srv, repo, id := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_RUN_ID"); srv != "" && repo != "" && id != "" {
+		runURL = strings.TrimRight(srv, "/") + "/" + repo + "/actions/runs/" + id
+	}
+	var notes []string
+	if target.PRNumber > 0 && act.Comment != "never" {
+		if note := a.comment(ctx, v, target, act, runURL); note != "" {
+			notes = append(notes, note)
+			warn("%s", note)
+		}
+	}
+	meta := a.meta
+	meta.Notes = append(meta.Notes, notes...)
+	summary := report.Markdown(v, meta, report.Options{MaxChars: github.MaxStepSummary - 4096})
+	if err := gh.StepSummary(summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
+		warn("job summary: %v", err)
+	}
+	if err := gh.SetOutputs(map[string]string{
+		"verdict":     map[bool]string{true: "pass", false: "fail"}[v.Pass],
+		"regressions": strconv.Itoa(len(v.Regressions())),
+		"report-json": ReportJSON,
+	}); err != nil && !errors.Is(err, github.ErrNotInActions) {
+		warn("step outputs: %v", err)
+	}
+	var anns []github.Annotation
+	for _, r := range v.Regressions() {
+		file, line := findBenchmark(getenv("GITHUB_WORKSPACE"), a.cfg.Dir, r.Package, r.Name)
+		sev := 1.0
+		if r.Delta != nil && !math.IsInf(*r.Delta, 0) {
+			sev = math.Abs(*r.Delta)
+		}
+		anns = append(anns, github.Annotation{
+			Level: github.Error, File: file, Line: line, Severity: sev,
+			Title:   fmt.Sprintf("benchgate: %s %s regressed", r.Name, r.Unit),
+			Message: fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, r.Reason),
+		})
+	}
+	for _, f := range v.HeadFailures() {
+		anns = append(anns, github.Annotation{Level: github.Error, Severity: math.Inf(1), Title: "benchgate: " + f.Name + " failed on head", Message: f.Message})
+	}
+	if dropped, err := gh.AnnotateWorst(anns); err != nil && !errors.Is(err, github.ErrNotInActions) {
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: annotations: %v\n", err)
+	} else if dropped > 0 {
+		fmt.Fprintf(a.env.Stderr, "benchgate: %d more regressions are in the summary (GitHub shows 10 annotations per type)\n", dropped)
+	}
+}
+
+// comment upserts the sticky comment and returns a note for the summary when
+// it could not.
+func (a *app) comment(ctx context.Context, v gate.Verdict, target event.Target, act *config.Action, runURL string) string {
+	getenv := a.env.Getenv
+	if act.Token == "" {
+		return "no token input: the pull request comment was skipped (the report is in this summary)"
+	}
+	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
+	if !ok {
+		return "GITHUB_REPOSITORY is not set: the pull request comment was skipped"
+	}
+	c, err := github.NewCommenter(github.Options{
+		APIURL: getenv("GITHUB_API_URL"), Token: act.Token,
+		Logf: func(format string, args ...any) { fmt.Fprintf(a.env.Stderr, "benchgate: "+format+"\n", args...) },
+	})
+	if err != nil {
+		return fmt.Sprintf("pull request comment: %v", err)
+	}
+	if act.Comment == "on-change" && !changed(v) {
+		exists, err := c.Exists(ctx, owner, repo, target.PRNumber, act.CommentKey)
+		if err != nil {
+			return commentNote(err)
+		}
+		if !exists {
+			fmt.Fprintf(a.env.Stderr, "benchgate: nothing changed; no comment (comment: on-change)\n")
+			return ""
+		}
+		// An earlier comment exists: bring it up to date rather than
+		// leave a stale regression on the pull request.
+	}
+	opts := report.Options{DetailsURL: runURL}
+	body := report.Markdown(v, a.meta, opts)
+	res, err := c.Upsert(ctx, owner, repo, target.PRNumber, act.CommentKey, body, func(max int) string {
+		o := opts
+		o.MaxChars = max
+		return report.Markdown(v, a.meta, o)
+	})
+	if err != nil {
+		return commentNote(err)
+	}
+	fmt.Fprintf(a.env.Stderr, "benchgate: pull request comment %s: %s\n", res.Action, res.URL)
+	return ""
+}
+
+func commentNote(err error) string {
+	if errors.Is(err, github.ErrForbidden) {
+		return "could not comment on the pull request: the token is read-only (a pull request from a fork gets a read-only token); the report is in this job summary. See the README for commenting on fork pull requests."
+	}
+	return "could not comment on the pull request: " + oneLine(err)
+}
+
+// changed reports whether the verdict has anything worth a comment.
+func changed(v gate.Verdict) bool {
+	if len(v.Failures) > 0 {
+		return true
+	}
+	for _, r := range v.Results {
+		switch r.Status {
+		case gate.Regression, gate.Improvement, gate.New, gate.Removed, gate.Failed:
+			return true
+		}
+	}
+	return false
+}
+
+// findBenchmark finds the file and line of the benchmark function behind a
+// result name, for annotations. It searches the module directory dir (in the
+// checked-out head) and returns the path relative to the workspace ws.
+func findBenchmark(ws, dir, pkg, name string) (string, int) {
+	top := "Benchmark" + baseName(name)
+	if i := strings.IndexByte(top, '/'); i >= 0 {
+		top = top[:i]
+	}
+	needle := "func " + top + "("
+	var best string
+	var bestLine, bestScore int
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != dir && (n == "vendor" || n == "testdata" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		line := grepLine(p, needle)
+		if line == 0 {
+			return nil
+		}
+		// Prefer the directory that matches the import path's tail.
+		rel, _ := filepath.Rel(dir, filepath.Dir(p))
+		score := 1
+		if rel != "." && strings.HasSuffix(pkg, "/"+filepath.ToSlash(rel)) {
+			score = 2 + strings.Count(rel, "/")
+		}
+		if score > bestScore {
+			best, bestLine, bestScore = p, line, score
+		}
+		return nil
+	})
+	if best == "" || ws == "" {
+		return "", 0
+	}
+	rel, err := filepath.Rel(ws, best)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return "", 0
+	}
+	return filepath.ToSlash(rel), bestLine
+}
+
+func grepLine(path, needle string) int {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if strings.HasPrefix(sc.Text(), needle) {
+			return n
+		}
+	}
+	return 0
+}
+
+// chownLike gives path the owner of ref (the workspace), so that files the
+// container creates as root do not trouble the runner's later steps.
+func chownLike(path, ref string) {
+	fi, err := os.Stat(ref)
+	if err != nil {
+		return
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 && st.Uid != 0 {
+		_ = os.Lchown(path, int(st.Uid), int(st.Gid))
+	}
+}

@@ -1,0 +1,142 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Action holds the settings that only the GitHub Action has.
+type Action struct {
+	Comment                string // always, on-change, never
+	CommentKey             string
+	Token                  string
+	WorkingDirectory       string
+	AllowPullRequestTarget bool
+}
+
+// Input is one action input: its name in action.yml and its default there.
+type Input struct {
+	Name, Default string
+}
+
+// Inputs are the action's inputs with action.yml's defaults; a test keeps
+// the two in step. An input missing from the environment takes its default.
+var Inputs = []Input{
+	{"packages", "./..."},
+	{"bench", "."},
+	{"count", "10"},
+	{"benchtime", "100ms"},
+	{"cpu", ""},
+	{"threshold", "5%"},
+	{"alpha", "0.01"},
+	{"base", ""},
+	{"head", ""},
+	{"working-directory", "."},
+	{"token", ""},
+	{"comment", "always"},
+	{"comment-key", "benchgate"},
+	{"fail-on", "time,allocs,bytes,failure"},
+	{"allow-pull-request-target", "false"},
+	{"timeout", "10m"},
+	{"seed", ""},
+}
+
+// InputEnv is the environment variable the runner sets for input name:
+// upper case, spaces to underscores, hyphens kept.
+func InputEnv(name string) string {
+	return "INPUT_" + strings.ToUpper(strings.ReplaceAll(name, " ", "_"))
+}
+
+// FromInputs builds the Config of `benchgate action` from INPUT_* variables.
+// Every error names the input.
+func FromInputs(getenv func(string) string) (*Config, *Action, error) {
+	c := Defaults()
+	c.Command = "action"
+	c.Head = ""
+	act := &Action{}
+	for _, in := range Inputs {
+		v, ok := strings.TrimSpace(getenv(InputEnv(in.Name))), true
+		if v == "" {
+			v, ok = in.Default, false
+		}
+		_ = ok
+		if err := setInput(&c, act, in.Name, v); err != nil {
+			return nil, nil, usagef("input %s: %q: %v", in.Name, v, err)
+		}
+	}
+	return &c, act, nil
+}
+
+func setInput(c *Config, a *Action, name, v string) error {
+	var err error
+	switch name {
+	case "packages":
+		c.Packages = strings.Fields(v)
+		for _, p := range c.Packages {
+			if strings.HasPrefix(p, "-") {
+				return fmt.Errorf("package pattern %q looks like a flag", p)
+			}
+		}
+		if len(c.Packages) == 0 {
+			c.Packages = []string{"./..."}
+		}
+	case "bench":
+		c.Bench = v
+		if err := checkRegexp(v); err != nil {
+			return err
+		}
+	case "count":
+		err = positiveInt(v, &c.Count)
+	case "benchtime":
+		err = benchtime(v, &c.Benchtime)
+	case "cpu":
+		if v != "" {
+			err = cpuList(v, &c.CPU)
+		}
+	case "threshold":
+		err = threshold(v, &c.Threshold)
+	case "alpha":
+		err = alpha(v, &c.Alpha)
+	case "base":
+		c.Base = v
+	case "head":
+		c.Head = v
+	case "working-directory":
+		a.WorkingDirectory = v
+	case "token":
+		a.Token = v
+	case "comment":
+		switch v {
+		case "always", "on-change", "never":
+			a.Comment = v
+		default:
+			return fmt.Errorf("want always, on-change or never")
+		}
+	case "comment-key":
+		a.CommentKey = v
+		for _, r := range v {
+			if !(r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+				return fmt.Errorf("want letters, digits, '-', '_' or '.'")
+			}
+		}
+	case "fail-on":
+		err = failOn(v, &c.FailOn)
+	case "allow-pull-request-target":
+		a.AllowPullRequestTarget, err = strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false")
+		}
+	case "timeout":
+		err = positiveDuration(v, &c.Timeout)
+	case "seed":
+		if v != "" {
+			c.Seed, err = strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("not a whole number")
+			}
+			c.SeedSet = true
+		}
+	}
+	return err
+}
