@@ -19,7 +19,7 @@ import (
 
 // Config is everything one benchgate invocation needs.
 type Config struct {
-	Command string // "run", "compare", "demo" or "action"
+	Command string // "run", "compare", "demo", "calibrate" or "action"
 
 	// What to measure (run).
 	Base, Head string
@@ -32,12 +32,17 @@ type Config struct {
 	Seed       int64
 	SeedSet    bool
 	AllowSame  bool
-	Dir        string // -C: directory to run in
+	Dir        string        // -C: directory to run in
+	MaxTime    time.Duration // adaptive rounds within this budget (0: fixed --count)
+	Pin        bool          // pin benchmark processes to CPUs
+	Confirm    bool          // re-run flagged time regressions before failing
+	Rev        string        // calibrate: the commit measured against itself
 
 	// How to judge.
-	Threshold float64 // fraction: 0.05 is 5%
-	Alpha     float64
-	FailOn    []string // kinds that fail the gate: time, allocs, bytes, failure, removed
+	Threshold  float64 // fraction: 0.05 is 5%
+	Alpha      float64
+	Correction string   // holm, bh or none: suite-wide error control
+	FailOn     []string // kinds that fail the gate: time, allocs, bytes, failure, removed
 
 	// Where to write.
 	JSON, Markdown, Out string
@@ -62,15 +67,18 @@ var FailOnKinds = []string{"time", "allocs", "bytes", "failure", "removed"}
 // Defaults returns the configuration with every default applied.
 func Defaults() Config {
 	return Config{
-		Head:      "HEAD",
-		Packages:  []string{"./..."},
-		Bench:     ".",
-		Count:     10,
-		Benchtime: "100ms",
-		Timeout:   10 * time.Minute,
-		Threshold: 0.05,
-		Alpha:     0.01,
-		FailOn:    []string{"time", "allocs", "bytes", "failure"},
+		Head:       "HEAD",
+		Packages:   []string{"./..."},
+		Bench:      ".",
+		Count:      10,
+		Benchtime:  "100ms",
+		Timeout:    10 * time.Minute,
+		Threshold:  0.05,
+		Alpha:      0.01,
+		Correction: "holm",
+		Confirm:    true,
+		Rev:        "HEAD",
+		FailOn:     []string{"time", "allocs", "bytes", "failure"},
 	}
 }
 
@@ -79,6 +87,7 @@ const Usage = `usage:
   benchgate run --base REV [--head REV] [flags] [packages]   measure and judge (packages default ./...)
   benchgate compare BASE.txt HEAD.txt [flags]                judge existing go test -bench output
   benchgate demo                                             the whole pipeline on an embedded example
+  benchgate calibrate [--rev REV] [flags] [packages]         A/A run: this machine's noise floor, recommended settings
   benchgate action                                           the GitHub Action (reads INPUT_* and GITHUB_*)
 
 flags:
@@ -93,6 +102,11 @@ flags:
   --threshold PCT    smallest time/op change that counts, e.g. 5% (default 5%)
   --alpha P          significance level of the time/op test, in (0, 1) (default 0.01)
   --fail-on LIST     findings that fail the gate: time,allocs,bytes,failure,removed (default time,allocs,bytes,failure)
+  --correction C     suite-wide error control over all time/op tests: holm, bh or none (default holm)
+  --confirm=false    fail on a time regression without re-running the flagged benchmarks to confirm it
+  --max-time D       adaptive: stop adding rounds once every benchmark is decided, or after D
+  --pin              pin each benchmark process to fixed CPUs (Linux)
+  --rev REV          calibrate: the revision measured against itself (default HEAD)
   --json FILE        write the JSON report to FILE
   --markdown FILE    write the Markdown report to FILE
   --out DIR          keep base.txt, head.txt and the build logs in DIR
@@ -106,7 +120,7 @@ exit status: 0 the gate passed, 1 the gate failed, 2 usage or input error, 3 ben
 // Parse reads args (without the program name).
 func Parse(args []string) (*Config, error) {
 	if len(args) == 0 {
-		return nil, usagef("no command given: want run, compare or demo (benchgate -h for help)")
+		return nil, usagef("no command given: want run, compare, demo or calibrate (benchgate -h for help)")
 	}
 	c := Defaults()
 	c.Command = args[0]
@@ -116,11 +130,11 @@ func Parse(args []string) (*Config, error) {
 			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions")
 		}
 		return &Config{Command: "action"}, nil
-	case "run", "compare", "demo":
+	case "run", "compare", "demo", "calibrate":
 	case "-h", "-help", "--help", "help":
 		return nil, flag.ErrHelp
 	default:
-		return nil, usagef("unknown command %q: want run, compare or demo", c.Command)
+		return nil, usagef("unknown command %q: want run, compare, demo or calibrate", c.Command)
 	}
 	fs := flag.NewFlagSet("benchgate "+c.Command, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -147,6 +161,11 @@ func Parse(args []string) (*Config, error) {
 	fs.StringVar(&c.Out, "out", "", "")
 	fs.StringVar(&c.Dir, "C", "", "")
 	fs.BoolVar(&c.AllowSame, "allow-same", false, "")
+	fs.BoolVar(&c.Confirm, "confirm", c.Confirm, "")
+	fs.BoolVar(&c.Pin, "pin", false, "")
+	fs.StringVar(&c.Rev, "rev", c.Rev, "")
+	fs.Func("correction", "", func(s string) error { return correction(s, &c.Correction) })
+	fs.Func("max-time", "", func(s string) error { return positiveDuration(s, &c.MaxTime) })
 	fs.BoolVar(&c.Quiet, "quiet", false, "")
 
 	var pos []string
@@ -193,6 +212,13 @@ func Parse(args []string) (*Config, error) {
 			return nil, usagef("compare needs two files, BASE.txt and HEAD.txt; got %d argument(s)", len(pos))
 		}
 		c.Files = [2]string{pos[0], pos[1]}
+	case "calibrate":
+		if c.Rev == "" {
+			return nil, usagef("--rev must not be empty")
+		}
+		if len(pos) > 0 {
+			c.Packages = pos
+		}
 	case "demo":
 		if len(pos) > 0 {
 			return nil, usagef("demo takes no arguments; got %q", pos[0])
@@ -230,6 +256,15 @@ func checkRegexp(s string) error {
 		return err
 	}
 	return nil
+}
+
+func correction(s string, dst *string) error {
+	switch s = strings.TrimSpace(s); s {
+	case "holm", "bh", "none":
+		*dst = s
+		return nil
+	}
+	return errors.New("want holm, bh or none")
 }
 
 func positiveInt(s string, dst *int) error {

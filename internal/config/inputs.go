@@ -13,6 +13,7 @@ type Action struct {
 	Token                  string
 	WorkingDirectory       string
 	AllowPullRequestTarget bool
+	Mode                   string // gate or calibrate
 }
 
 // Input is one action input: its name in action.yml and its default there.
@@ -40,6 +41,11 @@ var Inputs = []Input{
 	{"allow-pull-request-target", "false"},
 	{"timeout", "10m"},
 	{"seed", ""},
+	{"correction", "holm"},
+	{"confirm", "true"},
+	{"max-time", ""},
+	{"pin", "false"},
+	{"mode", "gate"},
 }
 
 // InputEnv is the environment variable the runner sets for input name:
@@ -129,6 +135,29 @@ func setInput(c *Config, a *Action, name, v string) error {
 		}
 	case "timeout":
 		err = positiveDuration(v, &c.Timeout)
+	case "correction":
+		err = correction(v, &c.Correction)
+	case "confirm":
+		c.Confirm, err = strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false")
+		}
+	case "pin":
+		c.Pin, err = strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false")
+		}
+	case "max-time":
+		if v != "" {
+			err = positiveDuration(v, &c.MaxTime)
+		}
+	case "mode":
+		switch v {
+		case "gate", "calibrate":
+			a.Mode = v
+		default:
+			return fmt.Errorf("want gate or calibrate")
+		}
 	case "seed":
 		if v != "" {
 			c.Seed, err = strconv.ParseInt(v, 10, 64)

@@ -20,6 +20,8 @@ type command struct {
 	// Timeout bounds the process (0: none). The process group is killed when
 	// it expires or ctx is done.
 	Timeout time.Duration
+	// CPUs, if set, pins the process to these CPUs.
+	CPUs []int
 }
 
 // output is what a child process left behind.
@@ -49,7 +51,10 @@ func (c command) run(ctx context.Context) (output, error) {
 	}
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err := startPinned(cmd, c.CPUs)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	out := output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Elapsed: time.Since(start)}
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {

@@ -42,7 +42,8 @@ func (r *run) benchArgs(pattern, benchtime string, cpu int) []string {
 		"-test.count=1",
 		"-test.benchmem",
 		"-test.cpu=" + strconv.Itoa(cpu),
-		"-test.timeout=" + r.o.Timeout.String(),
+		// -test.timeout does not cover benchmarks: the runner kills the
+		// process group itself after Options.Timeout.
 	}
 }
 
@@ -270,23 +271,26 @@ func (r *run) warmUp(ctx context.Context, units []Unit) error {
 }
 
 // rounds runs the counted, interleaved rounds.
-func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer) error {
-	rng := rand.New(rand.NewPCG(uint64(r.o.Seed), 0x62656e6368676174))
-	r.progress("measuring %d benchmarks × %d rounds, base and head interleaved (seed %d)", len(units), r.o.Count, r.o.Seed)
+func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer, first, count int) error {
+	rng := rand.New(rand.NewPCG(uint64(r.o.Seed), 0x62656e6368676174^uint64(first)))
+	last := first + count - 1
+	if count > 1 || first == 1 {
+		r.progress("measuring %d benchmarks × %d rounds, base and head interleaved (seed %d)", len(units), count, r.o.Seed)
+	}
 	order := slices.Clone(units)
 	start := time.Now()
-	total := r.o.Count * len(units)
-	for round := 1; round <= r.o.Count; round++ {
+	total := count * len(units)
+	for round := first; round <= last; round++ {
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		for k, u := range order {
-			done := (round-1)*len(units) + k
+			done := (round-first)*len(units) + k
 			if done > 0 && time.Since(r.lastProgress) >= 2*time.Second || k == 0 {
 				left := ""
 				if done > 0 {
 					eta := time.Duration(float64(time.Since(start)) / float64(done) * float64(total-done))
 					left = ", about " + eta.Round(time.Second).String() + " left"
 				}
-				r.progress("round %d/%d: %s%s", round, r.o.Count, u.ID(), left)
+				r.progress("round %d/%d: %s%s", round, max(last, r.o.Count), u.ID(), left)
 			}
 			sides := [2]int{0, 1}
 			if rng.IntN(2) == 1 {

@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,12 @@ type Options struct {
 	// Select, if set, picks the units to measure out of all discovered ones
 	// (sharding). It must be deterministic.
 	Select func([]Unit) []Unit
+	// Plan, if set, is told the units after calibration, before any
+	// counted run (to warn about a count that cannot reach alpha).
+	Plan func([]Unit)
+	// Pin runs each benchmark process on a fixed set of CPUs (Linux
+	// sched_setaffinity): the first -test.cpu CPUs the process may use.
+	Pin bool
 }
 
 // Unit is one benchmark at one GOMAXPROCS value: the thing that is
@@ -129,44 +136,92 @@ func (o *Options) defaults() {
 // Run measures base against head and writes each side's samples to its
 // writer as benchfmt. It returns an error (with the partial Result) when it
 // cannot finish: a *BuildError, ErrNoBenchmarks, or the context's error.
+// It is Prepare followed by one Measure of every unit for Count rounds.
 func Run(ctx context.Context, base, head Side, o Options, baseOut, headOut io.Writer) (*Result, error) {
+	s, err := Prepare(ctx, base, head, o)
+	if err != nil {
+		if s == nil {
+			return nil, err
+		}
+		return s.Result(), err
+	}
+	err = s.Measure(ctx, s.Units(), 1, s.r.o.Count, baseOut, headOut)
+	return s.Result(), err
+}
+
+// Session is a prepared measurement: binaries built, benchmarks discovered,
+// calibrated and warmed up. Measure may then be called any number of times,
+// for any subset of the units (adaptive rounds, confirmation re-runs).
+type Session struct {
+	r     *run
+	start time.Time
+}
+
+// Prepare builds both sides' test binaries, discovers and calibrates the
+// benchmarks, and warms every one up once per side.
+func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) {
 	o.defaults()
-	start := time.Now()
 	filter, err := parseBenchFilter(o.Bench)
 	if err != nil {
 		return nil, err
 	}
 	r := &run{o: o, sides: [2]Side{base, head}, filter: filter, res: &Result{Seed: o.Seed}}
+	s := &Session{r: r, start: time.Now()}
+	if o.Pin {
+		cpus, err := allowedCPUs()
+		if err != nil {
+			return nil, fmt.Errorf("--pin: %w", err)
+		}
+		r.pinned = cpus[:min(len(cpus), slices.Max(o.CPU))]
+		r.progress("pinning benchmark processes to CPUs %v", r.pinned)
+	}
 	r.progress("building test binaries (base and head in parallel)")
 	pkgs, err := buildBoth(ctx, r.sides, &o)
 	if err != nil {
-		return r.res, err
+		return s, err
 	}
 	units, err := r.discover(ctx, pkgs)
 	if err != nil {
-		return r.res, err
+		return s, err
 	}
 	if o.Select != nil {
 		units = o.Select(units)
 	}
 	r.res.Units = units
 	if len(units) == 0 {
-		return r.res, ErrNoBenchmarks
+		return s, ErrNoBenchmarks
+	}
+	if o.Plan != nil {
+		o.Plan(units)
 	}
 	if err := r.warmUp(ctx, units); err != nil {
-		return r.finish(start), err
+		return s, err
 	}
+	return s, nil
+}
+
+// Units returns the calibrated units.
+func (s *Session) Units() []Unit { return s.r.res.Units }
+
+// Result returns what the session measured so far.
+func (s *Session) Result() *Result { return s.r.finish(s.start) }
+
+// Measure runs rounds first, first+1, ..., first+count-1 of the given units,
+// interleaved, and appends each side's samples to its writer. With first ==
+// 1 it starts the streams with the unit metadata lines.
+func (s *Session) Measure(ctx context.Context, units []Unit, first, count int, baseOut, headOut io.Writer) error {
 	w := [2]*benchfmt.Writer{benchfmt.NewWriter(baseOut), benchfmt.NewWriter(headOut)}
-	for i := range w {
-		for _, unit := range []string{"allocs/op", "B/op"} {
-			md := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "assume"}, OrigUnit: unit, Value: "exact"}
-			if err := w[i].Write(md); err != nil {
-				return r.res, err
+	if first == 1 {
+		for i := range w {
+			for _, unit := range []string{"allocs/op", "B/op"} {
+				md := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "assume"}, OrigUnit: unit, Value: "exact"}
+				if err := w[i].Write(md); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	err = r.rounds(ctx, units, w)
-	return r.finish(start), err
+	return s.r.rounds(ctx, units, w, first, count)
 }
 
 type run struct {
@@ -176,6 +231,7 @@ type run struct {
 	res    *Result
 	pkgs   map[string][2]*pkg // import path -> package per side (nil: absent)
 	failed map[string]bool    // side + unit ID that failed
+	pinned []int              // CPUs for every benchmark process (Options.Pin)
 	// progress state
 	lastProgress time.Time
 }
@@ -196,5 +252,5 @@ func (r *run) progress(format string, args ...any) {
 // testCmd builds a test binary invocation for side i in package p.
 func (r *run) testCmd(i int, p string, args ...string) command {
 	pk := r.pkgs[p][i]
-	return command{Dir: pk.Dir, Env: r.o.Env, Name: pk.Binary, Args: args, Timeout: r.o.Timeout + 30*time.Second}
+	return command{Dir: pk.Dir, Env: r.o.Env, Name: pk.Binary, Args: args, Timeout: r.o.Timeout, CPUs: r.pinned}
 }

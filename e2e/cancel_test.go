@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func run(t *testing.T, dir string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	return string(out)
+}
+
+// TestCancelLeavesNothingBehind sends SIGTERM (what GitHub sends when a run
+// is cancelled) to a real benchgate in the middle of its rounds: it must stop
+// the benchmark processes, remove its worktrees and temporary files, write a
+// report marked partial, and exit 3.
+func TestCancelLeavesNothingBehind(t *testing.T) {
+	if os.Getenv("BENCHGATE_E2E") != "1" {
+		t.Skip("end-to-end: BENCHGATE_E2E=1")
+	}
+	work := t.TempDir()
+	bin := filepath.Join(work, "benchgate")
+	run(t, "..", "go", "build", "-o", bin, ".")
+
+	repo := filepath.Join(work, "repo")
+	pids := filepath.Join(work, "pids")
+	tmp := filepath.Join(work, "tmp")
+	for _, d := range []string{repo, pids, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"go.mod": "module example.com/c\n\ngo 1.26\n",
+		"c_test.go": `package c
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+var sink int
+
+func BenchmarkSlow(b *testing.B) {
+	os.WriteFile(filepath.Join(os.Getenv("PIDDIR"), strconv.Itoa(os.Getpid())), nil, 0o644)
+	for b.Loop() {
+		for i := 0; i < 100000; i++ {
+			sink += i
+		}
+	}
+}
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := func(args ...string) string {
+		return run(t, repo, "git", append([]string{"-c", "user.name=a", "-c", "user.email=a@b"}, args...)...)
+	}
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	git("commit", "-q", "--allow-empty", "-m", "head")
+	worktreesBefore := git("worktree", "list")
+
+	cmd := exec.Command(bin, "run", "--base", "HEAD~1", "--count", "200", "--benchtime", "50ms",
+		"--json", filepath.Join(work, "r.json"), "--out", filepath.Join(work, "raw"))
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "PIDDIR="+pids)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var log []string
+	deadline := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer deadline.Stop()
+	for sc.Scan() {
+		log = append(log, sc.Text())
+		if strings.Contains(sc.Text(), "round 3/") {
+			// In the middle of round 3 a benchmark process is running.
+			time.Sleep(30 * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGTERM)
+			break
+		}
+	}
+	for sc.Scan() {
+		log = append(log, sc.Text())
+	}
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 3 {
+		t.Fatalf("exit status %d (%v), want 3\nstderr:\n%s", code, err, strings.Join(log, "\n"))
+	}
+	if !strings.Contains(strings.Join(log, "\n"), "partial report") {
+		t.Errorf("stderr does not announce a partial report:\n%s", strings.Join(log, "\n"))
+	}
+	var rep struct {
+		Partial bool   `json:"partial"`
+		Verdict string `json:"verdict"`
+	}
+	b, err := os.ReadFile(filepath.Join(work, "r.json"))
+	if err != nil {
+		t.Fatalf("no JSON report after cancellation: %v", err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil || !rep.Partial {
+		t.Errorf("report partial = %v (%v), want true", rep.Partial, err)
+	}
+	if !strings.Contains(stdout.String(), "partial") {
+		t.Errorf("Markdown report does not say it is partial:\n%s", stdout.String())
+	}
+	// Worktrees and temporary files are gone; the checkout is as it was.
+	if got := git("worktree", "list"); got != worktreesBefore {
+		t.Errorf("worktrees after cancel:\n%s\nwant:\n%s", got, worktreesBefore)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("temporary files left in TMPDIR: %v", left)
+	}
+	if st := git("status", "--porcelain"); st != "" {
+		t.Errorf("checkout changed:\n%s", st)
+	}
+	// Every benchmark process has stopped.
+	entries, _ := os.ReadDir(pids)
+	if len(entries) == 0 {
+		t.Fatal("no benchmark process recorded its pid")
+	}
+	time.Sleep(100 * time.Millisecond)
+	for _, e := range entries {
+		pid, _ := strconv.Atoi(e.Name())
+		if syscall.Kill(pid, 0) == nil {
+			if b, _ := os.ReadFile("/proc/" + e.Name() + "/stat"); !strings.Contains(string(b), ") Z ") {
+				t.Errorf("benchmark process %d still running", pid)
+			}
+		}
+	}
+}
