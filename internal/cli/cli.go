@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
@@ -321,6 +322,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		for _, s := range res.Skipped {
 			meta.Notes = append(meta.Notes, "skipped "+s)
 		}
+		meta.Notes = append(meta.Notes, timingNote(res))
 	}
 	var failures []gate.Failure
 	if res != nil {
@@ -338,6 +340,19 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		in[i] = stats.Input{Name: filepath.Base(p), R: f}
 	}
 	return a.judge(in, failures, meta)
+}
+
+// timingNote says where the time went: builds, benchmark processes, and
+// benchgate's own overhead (everything else).
+func timingNote(res *runner.Result) string {
+	over := res.Elapsed - res.BuildTime - res.ProcessTime
+	pct := 0.0
+	if res.Elapsed > 0 {
+		pct = 100 * float64(over) / float64(res.Elapsed)
+	}
+	return fmt.Sprintf("time: %s in all: building %s, %d benchmark processes %s (counted runs %s), benchgate itself %s (%.1f%%)",
+		res.Elapsed.Round(time.Millisecond), res.BuildTime.Round(time.Millisecond), res.Processes,
+		res.ProcessTime.Round(time.Millisecond), res.RunTime.Round(time.Millisecond), over.Round(time.Millisecond), pct)
 }
 
 // goModule checks that dir is inside a Go module.

@@ -1,0 +1,116 @@
+package config
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func getenvFrom(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestFromInputsDefaults(t *testing.T) {
+	c, a, err := FromInputs(getenvFrom(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Defaults()
+	want.Command = "action"
+	want.Head = ""
+	if diff := cmp.Diff(&want, c); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(&Action{Comment: "always", CommentKey: "benchgate", WorkingDirectory: ".", Mode: "gate"}, a); diff != "" {
+		t.Errorf("action (-want +got):\n%s", diff)
+	}
+}
+
+func TestFromInputs(t *testing.T) {
+	c, a, err := FromInputs(getenvFrom(map[string]string{
+		"INPUT_PACKAGES": "./a/... ./b", "INPUT_COUNT": "12", "INPUT_THRESHOLD": "3%",
+		"INPUT_COMMENT-KEY": "linux-amd64", "INPUT_COMMENT": "on-change", "INPUT_TOKEN": "t",
+		"INPUT_ALLOW-PULL-REQUEST-TARGET": "true", "INPUT_MAX-TIME": "20m", "INPUT_CONFIRM": "false",
+		"INPUT_CORRECTION": "bh", "INPUT_MODE": "calibrate", "INPUT_CPU": "1,4",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Count != 12 || c.Threshold != 0.03 || c.MaxTime != 20*time.Minute || c.Confirm || c.Correction != "bh" ||
+		!cmp.Equal(c.Packages, []string{"./a/...", "./b"}) || !cmp.Equal(c.CPU, []int{1, 4}) {
+		t.Errorf("config: %+v", c)
+	}
+	if a.CommentKey != "linux-amd64" || a.Comment != "on-change" || a.Token != "t" || !a.AllowPullRequestTarget || a.Mode != "calibrate" {
+		t.Errorf("action: %+v", a)
+	}
+}
+
+func TestFromInputsBad(t *testing.T) {
+	for env, want := range map[string]string{
+		"INPUT_COUNT":                     `input count: "0": must be at least 1`,
+		"INPUT_THRESHOLD":                 `input threshold: "abc": want a percentage`,
+		"INPUT_ALPHA":                     `input alpha: "1.5": must be between 0 and 1`,
+		"INPUT_COMMENT":                   `input comment: "sometimes": want always, on-change or never`,
+		"INPUT_COMMENT-KEY":               `input comment-key: "a b": want letters`,
+		"INPUT_FAIL-ON":                   `input fail-on: "speed": unknown kind "speed"`,
+		"INPUT_ALLOW-PULL-REQUEST-TARGET": `input allow-pull-request-target: "yes please": want true or false`,
+		"INPUT_BENCH":                     `input bench: "(": `,
+		"INPUT_PACKAGES":                  `input packages: "-exec=x": package pattern "-exec=x" looks like a flag`,
+		"INPUT_CORRECTION":                `input correction: "bonferroni": want holm, bh or none`,
+		"INPUT_MODE":                      `input mode: "fast": want gate or calibrate`,
+	} {
+		val := map[string]string{
+			"INPUT_COUNT": "0", "INPUT_THRESHOLD": "abc", "INPUT_ALPHA": "1.5", "INPUT_COMMENT": "sometimes",
+			"INPUT_COMMENT-KEY": "a b", "INPUT_FAIL-ON": "speed", "INPUT_ALLOW-PULL-REQUEST-TARGET": "yes please",
+			"INPUT_BENCH": "(", "INPUT_PACKAGES": "-exec=x", "INPUT_CORRECTION": "bonferroni", "INPUT_MODE": "fast",
+		}[env]
+		_, _, err := FromInputs(getenvFrom(map[string]string{env: val}))
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s=%q: err = %v, want a UsageError containing %q", env, val, err, want)
+		}
+	}
+}
+
+// TestActionYAMLMatchesInputs keeps action.yml's inputs and defaults in step
+// with Inputs (the defaults the program applies when a variable is missing).
+func TestActionYAMLMatchesInputs(t *testing.T) {
+	f, err := os.Open("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got := map[string]string{}
+	inInputs, name := false, ""
+	key := regexp.MustCompile(`^  ([a-z-]+):\s*$`)
+	def := regexp.MustCompile(`^    default:\s*(.*)$`)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "inputs:":
+			inInputs = true
+		case len(line) > 0 && line[0] != ' ' && line[0] != '#':
+			inInputs = false
+		case inInputs && key.MatchString(line):
+			name = key.FindStringSubmatch(line)[1]
+			got[name] = ""
+		case inInputs && name != "" && def.MatchString(line):
+			got[name] = strings.Trim(def.FindStringSubmatch(line)[1], `"'`)
+		}
+	}
+	want := map[string]string{}
+	for _, in := range Inputs {
+		want[in.Name] = in.Default
+	}
+	want["token"] = "${{ github.token }}" // the runner fills it in
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("action.yml inputs (-Inputs +action.yml):\n%s", diff)
+	}
+}
