@@ -19,7 +19,7 @@ var sideNames = [2]string{"base", "head"}
 // listBenchmarks returns the top-level benchmark functions of a test binary.
 func (r *run) listBenchmarks(ctx context.Context, i int, p string) ([]string, error) {
 	c := r.testCmd(i, p, "-test.list", "^Benchmark")
-	out, err := c.run(ctx)
+	out, err := r.exec(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("%s side: listing benchmarks of %s: %w\n%s", sideNames[i], p, err, firstLines(append(out.Stdout, out.Stderr...), 20))
 	}
@@ -31,6 +31,14 @@ func (r *run) listBenchmarks(ctx context.Context, i int, p string) ([]string, er
 		}
 	}
 	return names, nil
+}
+
+// exec runs a test binary invocation and accounts its time.
+func (r *run) exec(ctx context.Context, c command) (output, error) {
+	out, err := c.run(ctx)
+	r.res.ProcessTime += out.Elapsed
+	r.res.Processes++
+	return out, err
 }
 
 // benchArgs are the flags of every measuring invocation.
@@ -144,7 +152,7 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 					}
 					r.progress("calibrating %s.%s (%s, cpu %d)", p, top, sideNames[i], cpu)
 					c := r.testCmd(i, p, r.benchArgs(r.filter.patternFor(top), r.o.Benchtime, cpu)...)
-					out, err := c.run(ctx)
+					out, err := r.exec(ctx, c)
 					if ctx.Err() != nil {
 						return nil, ctx.Err()
 					}
@@ -231,7 +239,7 @@ func (r *run) isFailed(i int, u Unit) bool {
 // nil after recording a failure.
 func (r *run) once(ctx context.Context, i int, u Unit) (*benchfmt.Result, time.Duration) {
 	c := r.testCmd(i, u.Package, r.benchArgs(leafPattern(u.Name), strconv.Itoa(u.N)+"x", u.CPU)...)
-	out, err := c.run(ctx)
+	out, err := r.exec(ctx, c)
 	if ctx.Err() != nil {
 		return nil, out.Elapsed
 	}

@@ -107,6 +107,12 @@ type Result struct {
 	Skipped  []string // packages without benchmarks, as "importpath: reason"
 	Elapsed  time.Duration
 	RunTime  time.Duration // sum of the counted benchmark processes' wall times
+	// ProcessTime is the sum of the wall times of every benchmark process
+	// (listing, pilots, warm-ups, counted runs) and BuildTime the wall time
+	// of building both sides: with them, Elapsed − BuildTime − ProcessTime
+	// is benchgate's own overhead.
+	ProcessTime, BuildTime time.Duration
+	Processes              int
 }
 
 // ErrNoBenchmarks means no benchmark matched on either side.
@@ -176,7 +182,9 @@ func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) 
 		r.progress("pinning benchmark processes to CPUs %v", r.pinned)
 	}
 	r.progress("building test binaries (base and head in parallel)")
+	buildStart := time.Now()
 	pkgs, err := buildBoth(ctx, r.sides, &o)
+	r.res.BuildTime = time.Since(buildStart)
 	if err != nil {
 		return s, err
 	}

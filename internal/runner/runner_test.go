@@ -150,6 +150,17 @@ func TestRunRealModule(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Run: %v\nprogress:\n%s", err, progress.String())
 	}
+	// Time accounting: every process is counted, the counted runs are a
+	// part of it, and building took time.
+	if !(res.RunTime > 0 && res.ProcessTime > res.RunTime && res.BuildTime > 0 && res.Elapsed > res.ProcessTime+res.BuildTime/2) {
+		t.Errorf("timing: run %v, process %v, build %v, elapsed %v", res.RunTime, res.ProcessTime, res.BuildTime, res.Elapsed)
+	}
+	// 2 packages × 2 sides listed, 4 top-level benchmarks × 2 sides
+	// piloted, 7 units × 2 sides warmed up less Flaky's head, 3 rounds of
+	// the same.
+	if want := 4 + 8 + 13 + 3*13; res.Processes != want {
+		t.Errorf("%d benchmark processes, want %d", res.Processes, want)
+	}
 	if res.Rounds != 3 || res.Partial {
 		t.Errorf("rounds = %d, partial = %v; want 3, false", res.Rounds, res.Partial)
 	}
