@@ -10,7 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,6 +72,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 	switch cfg.Command {
 	case "compare":
 		return a.compare()
+	case "merge":
+		return a.merge()
 	case "demo":
 		return a.demo(ctx)
 	case "action":
@@ -105,11 +106,23 @@ func (a *app) dir() string {
 	return filepath.Join(a.env.Dir, a.cfg.Dir)
 }
 
+// path resolves a user-given path against the working directory.
+func (a *app) path(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(a.env.Dir, p)
+}
+
 // compare judges two existing benchfmt files.
 func (a *app) compare() int {
 	var in [2]stats.Input
 	for i, name := range a.cfg.Files {
-		f, err := os.Open(name)
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(a.env.Dir, path)
+		}
+		f, err := os.Open(path)
 		if err != nil {
 			return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, errors.Unwrap(err))
 		}
@@ -123,22 +136,39 @@ func (a *app) compare() int {
 
 // judge runs statistics, the gate and the reports on two benchfmt inputs.
 func (a *app) judge(in [2]stats.Input, failures []gate.Failure, meta report.Meta) (int, *gate.Verdict) {
-	set, err := stats.Load(in[0], in[1])
+	v, err := a.verdict(in, failures)
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", oneLine(err)), nil
 	}
-	meta.Tool = "benchgate " + Version
+	return a.conclude(*v, meta)
+}
+
+// verdict runs statistics and the gate on two benchfmt inputs.
+func (a *app) verdict(in [2]stats.Input, failures []gate.Failure) (*gate.Verdict, error) {
+	set, err := stats.Load(in[0], in[1])
+	if err != nil {
+		return nil, err
+	}
 	p := a.policy()
 	v := gate.Judge(stats.CompareAlpha(set, 0.95, p.Alpha), failures, p)
 	v.Warnings = append(v.Warnings, set.Warnings...)
+	return &v, nil
+}
+
+// conclude writes the reports and maps the verdict to the exit status.
+func (a *app) conclude(v gate.Verdict, meta report.Meta) (int, *gate.Verdict) {
+	meta.Tool = "benchgate " + Version
 	a.meta = meta
 	if err := a.write(v, meta); err != nil {
 		return a.errorf(ExitTool, "%v", err), &v
 	}
-	if meta.Partial {
+	switch {
+	case meta.Partial:
 		return ExitTool, &v
-	}
-	if !v.Pass {
+	case !a.cfg.Shard.IsZero():
+		// A shard's verdict is the merge's to give.
+		return ExitPass, &v
+	case !v.Pass:
 		return ExitFail, &v
 	}
 	return ExitPass, &v
@@ -171,7 +201,7 @@ func (a *app) write(v gate.Verdict, meta report.Meta) error {
 	md := report.Markdown(v, meta, report.Options{})
 	fmt.Fprint(a.env.Stdout, md)
 	if a.cfg.Markdown != "" {
-		if err := os.WriteFile(a.cfg.Markdown, []byte(md), 0o644); err != nil {
+		if err := os.WriteFile(a.path(a.cfg.Markdown), []byte(md), 0o644); err != nil {
 			return fmt.Errorf("--markdown: %w", err)
 		}
 	}
@@ -180,7 +210,7 @@ func (a *app) write(v gate.Verdict, meta report.Meta) error {
 		if err != nil {
 			return fmt.Errorf("json report: %w", err)
 		}
-		if err := os.WriteFile(a.cfg.JSON, b, 0o644); err != nil {
+		if err := os.WriteFile(a.path(a.cfg.JSON), b, 0o644); err != nil {
 			return fmt.Errorf("--json: %w", err)
 		}
 	}
@@ -217,129 +247,6 @@ func (a *app) run(ctx context.Context) (int, *gate.Verdict) {
 		return a.errorf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, short(baseSHA)), nil
 	}
 	return a.measure(ctx, repo, baseSHA, headSHA)
-}
-
-// measure checks base and head out into temporary worktrees, runs the
-// benchmarks and judges them. The worktrees are removed on every path.
-func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA string) (int, *gate.Verdict) {
-	tmp, err := os.MkdirTemp("", "benchgate-")
-	if err != nil {
-		return a.errorf(ExitTool, "temporary directory: %v", err), nil
-	}
-	defer os.RemoveAll(tmp)
-	var trees [2]*gitrev.Worktree
-	defer func() {
-		// Removes the worktrees (also after cancellation) and gives files
-		// git created under .git back to the checkout's owner.
-		if err := repo.Cleanup(context.Background()); err != nil {
-			fmt.Fprintf(a.env.Stderr, "benchgate: warning: cleaning up: %v\n", oneLine(err))
-		}
-	}()
-	for i, sha := range []string{baseSHA, headSHA} {
-		trees[i], err = repo.AddWorktree(ctx, sha, tmp)
-		if err != nil {
-			return a.errorf(ExitTool, "%v", oneLine(err)), nil
-		}
-	}
-
-	out := a.cfg.Out
-	if out == "" {
-		out = filepath.Join(tmp, "raw")
-	} else if !filepath.IsAbs(out) {
-		out = filepath.Join(a.env.Dir, out)
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return a.errorf(ExitUsage, "--out %s: %v", a.cfg.Out, err), nil
-	}
-	rawBase, rawHead := filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt")
-	bf, err := os.Create(rawBase)
-	if err != nil {
-		return a.errorf(ExitUsage, "--out: %v", err), nil
-	}
-	hf, err := os.Create(rawHead)
-	if err != nil {
-		bf.Close()
-		return a.errorf(ExitUsage, "--out: %v", err), nil
-	}
-	seed := a.cfg.Seed
-	if !a.cfg.SeedSet {
-		seed = rand.Int64N(1 << 31)
-	}
-	logDir := ""
-	if a.cfg.Out != "" {
-		logDir = out
-	}
-	if !a.cfg.Quiet {
-		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", a.cfg.Base, short(baseSHA), a.cfg.Head, short(headSHA), seed)
-	}
-	res, runErr := runner.Run(ctx,
-		runner.Side{Name: "base", Dir: trees[0].Dir()},
-		runner.Side{Name: "head", Dir: trees[1].Dir()},
-		runner.Options{
-			Packages:  a.cfg.Packages,
-			Bench:     a.cfg.Bench,
-			Count:     a.cfg.Count,
-			Benchtime: a.cfg.Benchtime,
-			CPU:       a.cfg.CPU,
-			Timeout:   a.cfg.Timeout,
-			Seed:      seed,
-			BinDir:    filepath.Join(tmp, "bin"),
-			Env:       a.env.Environ,
-			LogDir:    logDir,
-			Progress:  a.progress(),
-		}, bf, hf)
-	bf.Close()
-	hf.Close()
-
-	meta := report.Meta{
-		BaseRef: a.cfg.Base, HeadRef: a.cfg.Head, BaseSHA: baseSHA, HeadSHA: headSHA,
-		Count: a.cfg.Count, Benchtime: a.cfg.Benchtime, Seed: seed,
-	}
-	if a.cfg.Out != "" {
-		meta.RawBase, meta.RawHead = rawBase, rawHead
-	}
-	var be *runner.BuildError
-	switch {
-	case runErr == nil:
-	case errors.As(runErr, &be):
-		fmt.Fprintf(a.env.Stderr, "%s\n", be.Output)
-		if a.cfg.Out != "" {
-			fmt.Fprintf(a.env.Stderr, "benchgate: build logs kept in %s\n", out)
-		}
-		return a.errorf(ExitTool, "%s side does not build: package %s (compiler output above)", be.Side, be.Package), nil
-	case errors.Is(runErr, runner.ErrNoBenchmarks):
-		return a.errorf(ExitUsage, "--bench %q matched no benchmarks in %s on either side", a.cfg.Bench, strings.Join(a.cfg.Packages, " ")), nil
-	case ctx.Err() != nil && res != nil && res.Rounds > 0:
-		meta.Partial = true
-		meta.Notes = append(meta.Notes, fmt.Sprintf("cancelled after %d of %d rounds: this report is partial", res.Rounds, a.cfg.Count))
-		fmt.Fprintf(a.env.Stderr, "benchgate: cancelled after %d of %d rounds; writing a partial report\n", res.Rounds, a.cfg.Count)
-	case ctx.Err() != nil:
-		return a.errorf(ExitTool, "cancelled before the first round completed; nothing to report"), nil
-	default:
-		return a.errorf(ExitTool, "%v", runErr), nil
-	}
-	if res != nil {
-		for _, s := range res.Skipped {
-			meta.Notes = append(meta.Notes, "skipped "+s)
-		}
-		meta.Notes = append(meta.Notes, timingNote(res))
-	}
-	var failures []gate.Failure
-	if res != nil {
-		for _, f := range res.Failures {
-			failures = append(failures, gate.Failure{Package: f.Package, Name: f.Name, Side: f.Side, Message: f.Message})
-		}
-	}
-	var in [2]stats.Input
-	for i, p := range []string{rawBase, rawHead} {
-		f, err := os.Open(p)
-		if err != nil {
-			return a.errorf(ExitTool, "%v", err), nil
-		}
-		defer f.Close()
-		in[i] = stats.Input{Name: filepath.Base(p), R: f}
-	}
-	return a.judge(in, failures, meta)
 }
 
 // timingNote says where the time went: builds, benchmark processes, and

@@ -15,11 +15,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/shard"
 )
 
 // Config is everything one benchgate invocation needs.
 type Config struct {
-	Command string // "run", "compare", "demo", "calibrate" or "action"
+	Command string // "run", "compare", "merge", "demo", "calibrate" or "action"
 
 	// What to measure (run).
 	Base, Head string
@@ -37,6 +39,9 @@ type Config struct {
 	Pin        bool          // pin benchmark processes to CPUs
 	Confirm    bool          // re-run flagged time regressions before failing
 	Rev        string        // calibrate: the commit measured against itself
+	Affected   bool          // only packages affected by the change (--packages affected)
+	Shard      shard.Spec    // this job's part of a sharded suite; zero: all
+	MergeDirs  []string      // merge: the shards' --out directories
 
 	// How to judge.
 	Threshold  float64 // fraction: 0.05 is 5%
@@ -86,6 +91,7 @@ func Defaults() Config {
 const Usage = `usage:
   benchgate run --base REV [--head REV] [flags] [packages]   measure and judge (packages default ./...)
   benchgate compare BASE.txt HEAD.txt [flags]                judge existing go test -bench output
+  benchgate merge DIR... [flags]                             one report and verdict from the shards' --out directories
   benchgate demo                                             the whole pipeline on an embedded example
   benchgate calibrate [--rev REV] [flags] [packages]         A/A run: this machine's noise floor, recommended settings
   benchgate action                                           the GitHub Action (reads INPUT_* and GITHUB_*)
@@ -107,6 +113,9 @@ flags:
   --max-time D       adaptive: stop adding rounds once every benchmark is decided, or after D
   --pin              pin each benchmark process to fixed CPUs (Linux)
   --rev REV          calibrate: the revision measured against itself (default HEAD)
+  --packages LIST    package patterns (space- or comma-separated), or "affected": only packages whose code or
+                     dependencies changed between base and head (default: the positional packages, or ./...)
+  --shard I/N        measure only the I-th of N balanced parts of the suite (a workflow matrix); needs --out
   --json FILE        write the JSON report to FILE
   --markdown FILE    write the Markdown report to FILE
   --out DIR          keep base.txt, head.txt and the build logs in DIR
@@ -120,7 +129,7 @@ exit status: 0 the gate passed, 1 the gate failed, 2 usage or input error, 3 ben
 // Parse reads args (without the program name).
 func Parse(args []string) (*Config, error) {
 	if len(args) == 0 {
-		return nil, usagef("no command given: want run, compare, demo or calibrate (benchgate -h for help)")
+		return nil, usagef("no command given: want run, compare, merge, demo or calibrate (benchgate -h for help)")
 	}
 	c := Defaults()
 	c.Command = args[0]
@@ -130,11 +139,11 @@ func Parse(args []string) (*Config, error) {
 			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions")
 		}
 		return &Config{Command: "action"}, nil
-	case "run", "compare", "demo", "calibrate":
+	case "run", "compare", "merge", "demo", "calibrate":
 	case "-h", "-help", "--help", "help":
 		return nil, flag.ErrHelp
 	default:
-		return nil, usagef("unknown command %q: want run, compare, demo or calibrate", c.Command)
+		return nil, usagef("unknown command %q: want run, compare, merge, demo or calibrate", c.Command)
 	}
 	fs := flag.NewFlagSet("benchgate "+c.Command, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -166,6 +175,24 @@ func Parse(args []string) (*Config, error) {
 	fs.StringVar(&c.Rev, "rev", c.Rev, "")
 	fs.Func("correction", "", func(s string) error { return correction(s, &c.Correction) })
 	fs.Func("max-time", "", func(s string) error { return positiveDuration(s, &c.MaxTime) })
+	var packagesFlag []string
+	fs.Func("packages", "", func(s string) error {
+		list, affected, err := packages(s)
+		packagesFlag, c.Affected = list, affected
+		return err
+	})
+	fs.Func("shard", "", func(s string) error {
+		spec, err := shard.Parse(s)
+		if err != nil {
+			var pe *shard.ParseError
+			if errors.As(err, &pe) {
+				return errors.New(pe.Reason)
+			}
+			return err
+		}
+		c.Shard = spec
+		return nil
+	})
 	fs.BoolVar(&c.Quiet, "quiet", false, "")
 
 	var pos []string
@@ -199,14 +226,28 @@ func Parse(args []string) (*Config, error) {
 		if c.Head == "" {
 			return nil, usagef("--head must not be empty")
 		}
+		if len(pos) > 0 && len(packagesFlag) > 0 {
+			return nil, usagef("--packages and positional packages %q: give one or the other", pos)
+		}
 		if len(pos) > 0 {
 			c.Packages = pos
+		}
+		if len(packagesFlag) > 0 {
+			c.Packages = packagesFlag
 		}
 		for _, p := range c.Packages {
 			if strings.HasPrefix(p, "-") {
 				return nil, usagef("package pattern %q looks like a flag", p)
 			}
 		}
+		if !c.Shard.IsZero() && c.Out == "" {
+			return nil, usagef("--shard %s needs --out DIR: the shard's results are kept there for benchgate merge", c.Shard)
+		}
+	case "merge":
+		if len(pos) == 0 {
+			return nil, usagef("merge needs the shards' --out directories")
+		}
+		c.MergeDirs = pos
 	case "compare":
 		if len(pos) != 2 {
 			return nil, usagef("compare needs two files, BASE.txt and HEAD.txt; got %d argument(s)", len(pos))
@@ -256,6 +297,27 @@ func checkRegexp(s string) error {
 		return err
 	}
 	return nil
+}
+
+// packages reads a --packages value: "affected", or patterns separated by
+// spaces or commas.
+func packages(s string) ([]string, bool, error) {
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+	if len(fields) == 1 && fields[0] == "affected" {
+		return nil, true, nil
+	}
+	if len(fields) == 0 {
+		return nil, false, errors.New("want package patterns or affected")
+	}
+	for _, f := range fields {
+		if f == "affected" {
+			return nil, false, errors.New("affected cannot be combined with package patterns")
+		}
+		if strings.HasPrefix(f, "-") {
+			return nil, false, fmt.Errorf("package pattern %q looks like a flag", f)
+		}
+	}
+	return fields, false, nil
 }
 
 func correction(s string, dst *string) error {

@@ -1,9 +1,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/shard"
 )
 
 // Action holds the settings that only the GitHub Action has.
@@ -46,6 +49,8 @@ var Inputs = []Input{
 	{"max-time", ""},
 	{"pin", "false"},
 	{"mode", "gate"},
+	{"shard", ""},
+	{"merge", ""},
 }
 
 // InputEnv is the environment variable the runner sets for input name:
@@ -78,14 +83,13 @@ func setInput(c *Config, a *Action, name, v string) error {
 	var err error
 	switch name {
 	case "packages":
-		c.Packages = strings.Fields(v)
-		for _, p := range c.Packages {
-			if strings.HasPrefix(p, "-") {
-				return fmt.Errorf("package pattern %q looks like a flag", p)
-			}
+		list, affected, err := packages(v)
+		if err != nil {
+			return err
 		}
-		if len(c.Packages) == 0 {
-			c.Packages = []string{"./..."}
+		c.Affected = affected
+		if !affected {
+			c.Packages = list
 		}
 	case "bench":
 		c.Bench = v
@@ -153,10 +157,26 @@ func setInput(c *Config, a *Action, name, v string) error {
 		}
 	case "mode":
 		switch v {
-		case "gate", "calibrate":
+		case "gate", "calibrate", "merge":
 			a.Mode = v
 		default:
-			return fmt.Errorf("want gate or calibrate")
+			return fmt.Errorf("want gate, calibrate or merge")
+		}
+	case "shard":
+		if v != "" {
+			spec, err := shard.Parse(v)
+			if err != nil {
+				var pe *shard.ParseError
+				if errors.As(err, &pe) {
+					return errors.New(pe.Reason)
+				}
+				return err
+			}
+			c.Shard = spec
+		}
+	case "merge":
+		if v != "" {
+			c.MergeDirs = strings.Fields(v)
 		}
 	case "seed":
 		if v != "" {

@@ -63,7 +63,7 @@ func TestFromInputsBad(t *testing.T) {
 		"INPUT_BENCH":                     `input bench: "(": `,
 		"INPUT_PACKAGES":                  `input packages: "-exec=x": package pattern "-exec=x" looks like a flag`,
 		"INPUT_CORRECTION":                `input correction: "bonferroni": want holm, bh or none`,
-		"INPUT_MODE":                      `input mode: "fast": want gate or calibrate`,
+		"INPUT_MODE":                      `input mode: "fast": want gate, calibrate or merge`,
 	} {
 		val := map[string]string{
 			"INPUT_COUNT": "0", "INPUT_THRESHOLD": "abc", "INPUT_ALPHA": "1.5", "INPUT_COMMENT": "sometimes",

@@ -192,13 +192,14 @@ func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) 
 	if err != nil {
 		return s, err
 	}
-	if o.Select != nil {
-		units = o.Select(units)
-	}
-	r.res.Units = units
 	if len(units) == 0 {
 		return s, ErrNoBenchmarks
 	}
+	if o.Select != nil {
+		// A shard may legitimately get nothing to do.
+		units = o.Select(units)
+	}
+	r.res.Units = units
 	if o.Plan != nil {
 		o.Plan(units)
 	}

@@ -1,0 +1,260 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/affected"
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
+	"github.com/benchgate/benchgate/internal/shard"
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// FailuresFile holds a shard's benchmark failures next to its raw files.
+const FailuresFile = "failures.json"
+
+// measure checks base and head out into temporary worktrees, runs the
+// benchmarks and judges them. The worktrees are removed on every path.
+func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA string) (int, *gate.Verdict) {
+	tmp, err := os.MkdirTemp("", "benchgate-")
+	if err != nil {
+		return a.errorf(ExitTool, "temporary directory: %v", err), nil
+	}
+	defer os.RemoveAll(tmp)
+	var trees [2]*gitrev.Worktree
+	defer func() {
+		// Removes the worktrees (also after cancellation) and gives files
+		// git created under .git back to the checkout's owner.
+		if err := repo.Cleanup(context.Background()); err != nil {
+			fmt.Fprintf(a.env.Stderr, "benchgate: warning: cleaning up: %v\n", oneLine(err))
+		}
+	}()
+	for i, sha := range []string{baseSHA, headSHA} {
+		trees[i], err = repo.AddWorktree(ctx, sha, tmp)
+		if err != nil {
+			return a.errorf(ExitTool, "%v", oneLine(err)), nil
+		}
+	}
+
+	seed := a.cfg.Seed
+	if !a.cfg.SeedSet {
+		seed = rand.Int64N(1 << 31)
+	}
+	meta := report.Meta{
+		BaseRef: a.cfg.Base, HeadRef: a.cfg.Head, BaseSHA: baseSHA, HeadSHA: headSHA,
+		Count: a.cfg.Count, Benchtime: a.cfg.Benchtime, Seed: seed,
+	}
+	packages := a.cfg.Packages
+	if a.cfg.Affected {
+		sel, err := a.affected(ctx, repo, trees, baseSHA, headSHA)
+		if err != nil {
+			return a.errorf(ExitTool, "--packages affected: %v", oneLine(err)), nil
+		}
+		meta.Notes = append(meta.Notes, affectedNotes(sel)...)
+		if !a.cfg.Quiet {
+			fmt.Fprintf(a.env.Stderr, "benchgate: --packages affected: %s\n", sel.Summary)
+		}
+		if !sel.All {
+			if len(sel.Packages) == 0 {
+				v := gate.Judge(nil, nil, a.policy())
+				return a.conclude(v, meta)
+			}
+			packages = sel.Packages
+		}
+	}
+
+	out := a.cfg.Out
+	if out == "" {
+		out = filepath.Join(tmp, "raw")
+	} else if !filepath.IsAbs(out) {
+		out = filepath.Join(a.env.Dir, out)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return a.errorf(ExitUsage, "--out %s: %v", a.cfg.Out, err), nil
+	}
+	rawBase, rawHead := filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt")
+	bf, err := os.Create(rawBase)
+	if err != nil {
+		return a.errorf(ExitUsage, "--out: %v", err), nil
+	}
+	defer bf.Close()
+	hf, err := os.Create(rawHead)
+	if err != nil {
+		return a.errorf(ExitUsage, "--out: %v", err), nil
+	}
+	defer hf.Close()
+	logDir := ""
+	if a.cfg.Out != "" {
+		logDir = out
+		meta.RawBase, meta.RawHead = rawBase, rawHead
+	}
+	if !a.cfg.Quiet {
+		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", a.cfg.Base, short(baseSHA), a.cfg.Head, short(headSHA), seed)
+	}
+	opts := runner.Options{
+		Packages:  packages,
+		Bench:     a.cfg.Bench,
+		Count:     a.cfg.Count,
+		Benchtime: a.cfg.Benchtime,
+		CPU:       a.cfg.CPU,
+		Timeout:   a.cfg.Timeout,
+		Seed:      seed,
+		Pin:       a.cfg.Pin,
+		BinDir:    filepath.Join(tmp, "bin"),
+		Env:       a.env.Environ,
+		LogDir:    logDir,
+		Progress:  a.progress(),
+	}
+	var manifest *shard.Manifest
+	if !a.cfg.Shard.IsZero() {
+		manifest = &shard.Manifest{Shard: a.cfg.Shard, BaseSHA: baseSHA, HeadSHA: headSHA, Tool: "benchgate " + Version, Settings: a.settings()}
+		opts.Select = func(units []runner.Unit) []runner.Unit {
+			for _, u := range units {
+				manifest.All = append(manifest.All, u.ID())
+			}
+			mine := shard.Assign(units, a.cfg.Shard)
+			for _, u := range mine {
+				manifest.Assigned = append(manifest.Assigned, u.ID())
+			}
+			if !a.cfg.Quiet {
+				fmt.Fprintf(a.env.Stderr, "benchgate: shard %s: %d of %d benchmarks\n", a.cfg.Shard, len(mine), len(units))
+			}
+			return mine
+		}
+	}
+
+	sess, runErr := runner.Prepare(ctx,
+		runner.Side{Name: "base", Dir: trees[0].Dir()},
+		runner.Side{Name: "head", Dir: trees[1].Dir()}, opts)
+	var res *runner.Result
+	if runErr == nil {
+		runErr = sess.Measure(ctx, sess.Units(), 1, a.cfg.Count, bf, hf)
+	}
+	if sess != nil {
+		res = sess.Result()
+	}
+	bf.Close()
+	hf.Close()
+	if manifest != nil {
+		if err := a.writeShard(out, manifest, res, runErr); err != nil {
+			return a.errorf(ExitTool, "%v", err), nil
+		}
+	}
+
+	var be *runner.BuildError
+	switch {
+	case runErr == nil:
+	case errors.As(runErr, &be):
+		fmt.Fprintf(a.env.Stderr, "%s\n", be.Output)
+		if a.cfg.Out != "" {
+			fmt.Fprintf(a.env.Stderr, "benchgate: build logs kept in %s\n", out)
+		}
+		return a.errorf(ExitTool, "%s side does not build: package %s (compiler output above)", be.Side, be.Package), nil
+	case errors.Is(runErr, runner.ErrNoBenchmarks):
+		return a.errorf(ExitUsage, "--bench %q matched no benchmarks in %s on either side", a.cfg.Bench, strings.Join(packages, " ")), nil
+	case ctx.Err() != nil && res != nil && res.Rounds > 0:
+		meta.Partial = true
+		meta.Notes = append(meta.Notes, fmt.Sprintf("cancelled after %d of %d rounds: this report is partial", res.Rounds, a.cfg.Count))
+		fmt.Fprintf(a.env.Stderr, "benchgate: cancelled after %d of %d rounds; writing a partial report\n", res.Rounds, a.cfg.Count)
+	case ctx.Err() != nil:
+		return a.errorf(ExitTool, "cancelled before the first round completed; nothing to report"), nil
+	default:
+		return a.errorf(ExitTool, "%v", runErr), nil
+	}
+	if manifest != nil {
+		meta.Notes = append(meta.Notes, fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", a.cfg.Shard, len(manifest.Assigned), len(manifest.All)))
+		if len(manifest.Assigned) == 0 {
+			return a.conclude(gate.Judge(nil, nil, a.policy()), meta)
+		}
+	}
+	for _, s := range res.Skipped {
+		meta.Notes = append(meta.Notes, "skipped "+s)
+	}
+	meta.Notes = append(meta.Notes, timingNote(res))
+	failures := gateFailures(res.Failures)
+	var in [2]stats.Input
+	for i, p := range []string{rawBase, rawHead} {
+		f, err := os.Open(p)
+		if err != nil {
+			return a.errorf(ExitTool, "%v", err), nil
+		}
+		defer f.Close()
+		in[i] = stats.Input{Name: filepath.Base(p), R: f}
+	}
+	return a.judge(in, failures, meta)
+}
+
+func gateFailures(fs []runner.Failure) []gate.Failure {
+	var out []gate.Failure
+	for _, f := range fs {
+		out = append(out, gate.Failure{Package: f.Package, Name: f.Name, Side: f.Side, Message: f.Message})
+	}
+	return out
+}
+
+// settings are the measurement settings shards must agree on to be merged.
+func (a *app) settings() string {
+	return fmt.Sprintf("bench=%q count=%d benchtime=%s cpu=%v packages=%q affected=%v", a.cfg.Bench, a.cfg.Count, a.cfg.Benchtime, a.cfg.CPU, a.cfg.Packages, a.cfg.Affected)
+}
+
+// writeShard records a shard's manifest and failures next to its raw files,
+// also when the run failed, so that the merge can say what is missing.
+func (a *app) writeShard(dir string, m *shard.Manifest, res *runner.Result, runErr error) error {
+	m.Complete = runErr == nil
+	if res != nil {
+		m.Rounds, m.Failures = res.Rounds, len(res.Failures)
+	}
+	if err := m.Write(dir); err != nil {
+		return fmt.Errorf("writing the shard manifest: %w", err)
+	}
+	var failures []gate.Failure
+	if res != nil {
+		failures = gateFailures(res.Failures)
+	}
+	if failures == nil {
+		failures = []gate.Failure{}
+	}
+	b, err := json.MarshalIndent(failures, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, FailuresFile), append(b, '\n'), 0o644)
+}
+
+// affected selects the packages whose code or dependencies changed.
+func (a *app) affected(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.Worktree, baseSHA, headSHA string) (*affected.Selection, error) {
+	changed, err := affected.Changed(ctx, repo.Root(), baseSHA, headSHA, affected.ExecGit(a.env.Environ))
+	if err != nil {
+		return nil, err
+	}
+	return affected.Select(ctx,
+		affected.Tree{Root: trees[0].Path(), Dir: trees[0].Dir()},
+		affected.Tree{Root: trees[1].Path(), Dir: trees[1].Dir()},
+		changed, affected.Options{Patterns: a.cfg.Packages, Go: affected.ExecGo(a.env.Environ)})
+}
+
+// affectedNotes lists the selection for the report: the summary, then at
+// most 20 skipped packages with their reasons.
+func affectedNotes(sel *affected.Selection) []string {
+	notes := []string{"packages affected by the change: " + sel.Summary}
+	for i, e := range sel.Skipped {
+		if i == 20 {
+			notes = append(notes, fmt.Sprintf("… and %d more packages skipped", len(sel.Skipped)-20))
+			break
+		}
+		notes = append(notes, "skipped "+e.Name+": "+e.Reason)
+	}
+	for _, e := range sel.Ignored {
+		notes = append(notes, "ignored change "+e.Name+": "+e.Reason)
+	}
+	return notes
+}

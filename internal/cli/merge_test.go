@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/shard"
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeRounds writes benchfmt for benchmarks × rounds, with round lines.
+func writeRounds(names []string, rounds int, factor map[string]float64, allocs map[string]int, rng *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString("goos: linux\ngoarch: amd64\npkg: example.com/p\n")
+	for r := 1; r <= rounds; r++ {
+		fmt.Fprintf(&b, "round: %d\n", r)
+		drift := 1 + 0.3*float64(r)/float64(rounds) // machine drift shared by both sides
+		for _, n := range names {
+			f := factor[n]
+			if f == 0 {
+				f = 1
+			}
+			ns := 1000 * f * drift * (1 + 0.02*rng.NormFloat64())
+			fmt.Fprintf(&b, "Benchmark%s-2 1000 %.1f ns/op 64 B/op %d allocs/op\n", n, ns, 1+allocs[n])
+		}
+	}
+	return b.String()
+}
+
+// split keeps only the lines of the named benchmarks (and every config line).
+func split(data string, keep map[string]bool) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(data, "\n") {
+		if name, ok := strings.CutPrefix(l, "Benchmark"); ok {
+			if !keep[strings.Fields(name)[0]] {
+				continue
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+type jsonReport struct {
+	Verdict    string            `json:"verdict"`
+	Benchmarks []json.RawMessage `json:"benchmarks"`
+}
+
+func runJSON(t *testing.T, dir string, args ...string) (int, jsonReport) {
+	t.Helper()
+	out := filepath.Join(dir, "out.json")
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), append(args, "--json", out), Env{Stdout: &stdout, Stderr: &stderr, Dir: dir})
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("%v: exit %d, no JSON: %v\n%s", args, code, err, stderr.String())
+	}
+	var r jsonReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(r.Benchmarks, func(i, j int) bool { return string(r.Benchmarks[i]) < string(r.Benchmarks[j]) })
+	return code, r
+}
+
+// TestMergeEqualsUnsharded: the same data judged whole (compare) and as two
+// shards (merge) gives the same verdict and the same rows — error control
+// spans the shards exactly as it spans one run.
+func TestMergeEqualsUnsharded(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"A", "B", "C", "D", "E", "F", "G"}
+	base := writeRounds(names, 12, nil, nil, rng)
+	head := writeRounds(names, 12, map[string]float64{"C": 1.2, "F": 0.8}, map[string]int{"E": 1}, rng)
+	write := func(path, data string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "base.txt"), base)
+	write(filepath.Join(dir, "head.txt"), head)
+
+	var all []string
+	for _, n := range names {
+		all = append(all, "example.com/p."+n+"-2")
+	}
+	parts := []map[string]bool{{"A-2": true, "C-2": true, "E-2": true}, {"B-2": true, "D-2": true, "F-2": true, "G-2": true}}
+	for i, keep := range parts {
+		sdir := filepath.Join(dir, fmt.Sprintf("s%d", i+1))
+		write(filepath.Join(sdir, "base.txt"), split(base, keep))
+		write(filepath.Join(sdir, "head.txt"), split(head, keep))
+		var assigned []string
+		for n := range keep {
+			assigned = append(assigned, "example.com/p."+n)
+		}
+		m := shard.Manifest{Shard: shard.Spec{Index: i + 1, Count: 2}, All: all, Assigned: assigned, Complete: true, Rounds: 12, BaseSHA: "b", HeadSHA: "h"}
+		if err := m.Write(sdir); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	wholeCode, whole := runJSON(t, dir, "compare", "base.txt", "head.txt")
+	mergedCode, merged := runJSON(t, dir, "merge", "s1", "s2")
+	if wholeCode != mergedCode || whole.Verdict != merged.Verdict {
+		t.Errorf("whole: exit %d %s; merged: exit %d %s", wholeCode, whole.Verdict, mergedCode, merged.Verdict)
+	}
+	if whole.Verdict != "fail" || len(whole.Benchmarks) != 3*len(names) {
+		t.Errorf("whole run: verdict %s with %d rows; want fail (C slower, E allocates) and %d rows", whole.Verdict, len(whole.Benchmarks), 3*len(names))
+	}
+	var w, m []string
+	for _, r := range whole.Benchmarks {
+		w = append(w, string(r))
+	}
+	for _, r := range merged.Benchmarks {
+		m = append(m, string(r))
+	}
+	if diff := cmp.Diff(w, m); diff != "" {
+		t.Errorf("rows differ between the whole run and the merged shards (-whole +merged):\n%s", diff)
+	}
+
+	// Without shard 2 the merged verdict fails, whatever the rows say.
+	code, partial := runJSON(t, dir, "merge", "s1")
+	if code != ExitFail || partial.Verdict != "fail" {
+		t.Errorf("merge of one of two shards: exit %d, verdict %s; want 1, fail", code, partial.Verdict)
+	}
+}
