@@ -10,48 +10,134 @@
 //     row fails the gate only with Policy.FailOnRemoved; a new row never
 //     does.
 //   - failed: a [Failure] names the row's benchmark (see "Failures").
-//   - time (sec/op, [Time]): a regression when delta ≥ +Threshold AND
-//     p < Alpha; an improvement when delta ≤ −Threshold AND p < Alpha;
-//     otherwise unchanged, and the reason says why (not significant, or
-//     significant but smaller than the threshold). p is benchstat's
-//     two-sided Mann–Whitney U p-value and delta the relative change of
-//     the medians.
+//   - time (sec/op, [Time]): a regression when delta ≥ +Threshold AND the
+//     adjusted p < Alpha; an improvement when delta ≤ −Threshold AND the
+//     adjusted p < Alpha; otherwise unchanged, and the reason says why (not
+//     significant, or significant but smaller than the threshold); or
+//     inconclusive when no test can reach Alpha (see "Feasibility"). Which
+//     delta and p: see "Which test".
 //   - allocations (allocs/op [Allocs], B/op [Bytes]): exact checks. When
 //     every sample on each side has the same value, any increase is a
 //     regression and any decrease an improvement, whatever the p-value: one
 //     extra allocation fails with 3 rounds or with 30. 0 → N is a regression
 //     of +N (never a percentage or a division by zero). When the values of
 //     either side vary between rounds the row is unstable: the reason gives
-//     the range, and it never fails the gate.
+//     the range, and it never fails the gate. Allocation checks need no
+//     significance and no correction.
 //   - other units (B/s, custom b.ReportMetric units, [Other]): the time rule
-//     (significance and threshold), in the unit's own direction (higher is
-//     better for B/s and for units ending in "/s"; lower is better
-//     otherwise), reported but never gated.
+//     with benchstat's U test and no correction, in the unit's own
+//     direction (higher is better for B/s and for units ending in "/s";
+//     lower is better otherwise), reported but never gated.
 //
 // The gate fails when any row fails ([Result.Fails]: a gated row that is a
-// regression, a failure or a removal) or when a head-side Failure exists
-// and Policy.FailOnFailure is set.
+// regression, a failure or a removal, or inconclusive with
+// Policy.FailOnInconclusive) or when a head-side Failure exists and
+// Policy.FailOnFailure is set.
+//
+// # Which test
+//
+// A time row with a paired analysis (stats.Comparison.Paired: the input
+// has "round: N" lines and the round is present on both sides) is judged
+// by the paired Wilcoxon signed-rank test on the per-round log-ratios:
+// delta is the Hodges–Lehmann ratio − 1, p its p-value (Result.Test is
+// [TestPaired]). Interleaving makes base and head of a round share the
+// machine's state; the paired test removes that shared drift, the
+// unpaired U test cannot (stats' package documentation; the simulation
+// BenchmarkPairedVsUTest measures it).
+//
+// A sign-flip test on N pairs cannot give p below 2/2^N (0.031 at 6
+// rounds), while benchstat's U test on the same 2N values reaches
+// 2/C(2N, N) (0.0022 at 6). When the paired test cannot reach Alpha for
+// the suite (below) but the U test can, the row is judged by benchstat's
+// U test and median delta, as before pairing existed ([TestUTest]), and a
+// warning names the --count that would allow the paired test. This choice
+// depends only on the numbers of rounds and benchmarks, never on the
+// data, so it costs no error control. Rows without pairs (plain `go test
+// -bench` output) use the U test. Result.Delta and Result.P are always
+// the figures the row was judged on; Comparison.Delta and Comparison.P
+// stay benchstat's.
+//
+// # Many benchmarks
+//
+// All time rows with both sides present (and not failed) form one family
+// of m comparisons, and their p-values are adjusted together
+// (Result.PAdjusted) before being compared with Alpha, so that a suite of
+// hundreds of unchanged benchmarks still passes: Policy.Correction "holm"
+// (the default, also for ""): Holm's step-down procedure, which keeps the
+// chance of any false time regression in the whole run at Alpha (the
+// family-wise error rate, the right contract for failing a pull request);
+// "bh": Benjamini–Hochberg, which keeps the expected share of false
+// findings among the findings at Alpha (more findings when several
+// benchmarks really change, weaker protection when none does); "none":
+// each row at Alpha on its own. Significance is strict: adjusted p < Alpha;
+// p exactly equal to Alpha is not significant.
+//
+// # Feasibility
+//
+// A discrete test has a smallest possible p-value; after correction the
+// smallest possible adjusted p for one changed benchmark among m is m
+// times it (Holm, BH). When that is ≥ Alpha for both tests, nothing can be
+// found: the row is inconclusive (never a silent pass), it does not fail
+// the gate unless Policy.FailOnInconclusive, and the verdict says plainly
+// why and which --count would work (Verdict.Inconclusive,
+// Verdict.MinCount): "time/op could not be judged for 120 benchmarks: with
+// 6 rounds and 120 benchmarks the smallest possible adjusted p is 0.260 ≥
+// α=0.01; use --count ≥ 15". [Feasible], [MinRounds] and [CountAdvice]
+// give the same answer before measuring.
+//
+// # Noise
+//
+// For every paired row, Result.Noise is the robust standard deviation of
+// the per-round log-ratios (≈ the relative noise of one round's ratio) and
+// Result.MDE the smallest change the test finds with 80 % power at the
+// level one changed benchmark must reach after correction and looks
+// (stats.MDE). When MDE > Threshold the row is TooNoisy: a change at the
+// threshold would probably be missed, and an unchanged row says "changes
+// under 7.3% cannot be seen at this noise" instead of passing silently.
+//
+// # Benchmarks that lie
+//
+// Result.Suspect lists reasons to distrust a row ([Suspicion]): a median
+// time/op under 1 ns with 0 allocs/op (optimized away: no sink),
+// allocation counts that vary between rounds (the unstable rows), runs
+// that timed less than 1 ms of work (too short to time). Verdict.Warnings
+// summarizes them with the benchmarks' names.
+//
+// # Confirmation and sequential looks
+//
+// [Confirm] keeps a time regression only if a second, fresh set of
+// rounds of the flagged benchmarks finds it again. [Look] stops benchmarks
+// early in a run with a time budget: at the planned looks
+// (Policy.Looks) a significant change is final, and at any round a
+// benchmark whose ratio interval lies inside ±Threshold is "within the
+// threshold". Across looks, a p-value is multiplied by the number of
+// planned looks at which a p-value that small was attainable at all
+// (a Bonferroni split of α over the looks that can spend it, so early
+// looks with too few rounds cost nothing): with 4 looks after rounds 5,
+// 10, 15 and 20 at α = 0.01, the round-5 look cannot reach 0.01 and a
+// single benchmark needs p < 0.01/3 at any look ([LookThreshold]). This
+// keeps the false-positive rate at or below α for any stopping rule
+// within the plan (including a final verdict at a round between two
+// looks when the time budget runs out: it takes the place of a later
+// planned look, whose floor is lower), at every α/m a correction asks
+// for, with no simulation. It is conservative when looks are close
+// together (four looks at α = 0.05 give a false-positive rate of 0.029 in
+// TestSequentialFalsePositives; a Pocock boundary calibrated by
+// simulation would spend all of α), the price of being valid without a
+// simulation at the tiny levels (α/m) of a large suite, where simulation
+// cannot reach and the looks' overlap matters least.
+// Holm over sequential p-values keeps the family-wise rate (each true null
+// is rejected only if its own sequential p-value falls below α/m₀ at some
+// look); BH over looks has no such proof.
 //
 // # Boundaries
 //
-// Significance is strict: p < Alpha. A p-value exactly equal to Alpha is
-// not significant. (benchstat prints a delta rather than "~" when p == α;
-// benchgate follows the "p < alpha" of its specification, the stricter
-// reading, which matters because the U test's p-values are discrete and
-// can land exactly on a round α.) The
-// threshold is inclusive: a delta of exactly +Threshold is large enough;
-// to absorb floating-point rounding of ratios such as 1.05/1.00 - 1,
-// deltas within 1e-9 of the threshold count as equal to it.
-//
-// When the base median of a time row is 0 there is no relative delta: a
-// significant rise from 0 is a regression (an unbounded relative change)
-// and 0 → 0 is unchanged.
-//
-// A two-sided U test with n1 and n2 samples cannot produce a p-value below
-// 2/C(n1+n2, n1) ([MinP]): with 4 rounds per side that is 0.029, so at
-// α = 0.01 no time regression can ever be detected. Such rows are unchanged
-// with a reason that says they cannot be judged, and the verdict carries a
-// warning naming the smallest count that would work ([MinCount]).
+// The threshold is inclusive: a delta of exactly +Threshold is large
+// enough; to absorb floating-point rounding of ratios such as 1.05/1.00 -
+// 1, deltas within 1e-9 of the threshold count as equal to it. When the
+// base median of a time row is 0 there is no relative delta (and no
+// log-ratio): a significant rise from 0 is a regression (an unbounded
+// relative change) and 0 → 0 is unchanged.
 //
 // # Failures
 //
@@ -59,18 +145,19 @@
 // that crashed, failed or timed out on one side. Failure.Name is matched
 // against row names like benchfmt names: a leading "Benchmark" is ignored;
 // "Foo" covers "Foo", "Foo-8" and sub-benchmarks "Foo/x-8"; "Foo-8" covers
-// "Foo-8" and "Foo/x-8" but not "Foo-4". Matching
-// rows get status failed; they and the failure count toward the verdict
-// only for head-side failures with Policy.FailOnFailure. Base-side failures
-// are reported, never gated.
+// "Foo-8" and "Foo/x-8" but not "Foo-4". Matching rows get status failed;
+// they and the failure count toward the verdict only for head-side
+// failures with Policy.FailOnFailure. Base-side failures are reported,
+// never gated.
 //
 // # Warnings
 //
 // Verdict.Warnings are suite-level caveats, aggregated so that a suite of
-// 5,000 benchmarks yields a few lines: time rows whose sample sizes cannot
-// reach Alpha, allocation rows that vary between rounds, allocation rows
-// compared at different iteration counts (b.N). Per-row caveats from
-// benchmath stay in each Result's Comparison.
+// 5,000 benchmarks yields a few lines: time rows that cannot be judged,
+// time rows judged with the U test for want of rounds, too-noisy rows,
+// suspicious benchmarks, allocation rows that vary between rounds,
+// allocation rows compared at different iteration counts (b.N). Per-row
+// caveats from benchmath stay in each Result's Comparison.
 package gate
 
 import (
@@ -96,6 +183,9 @@ const (
 	New         Status = "new"
 	Removed     Status = "removed"
 	Failed      Status = "failed"
+	// Inconclusive: a time row that no test could judge at Alpha with this
+	// many rounds and benchmarks (see "Feasibility").
+	Inconclusive Status = "inconclusive"
 )
 
 // Kind classifies a unit by how it is judged.
@@ -122,12 +212,25 @@ func KindOf(unit string) Kind {
 	return Other
 }
 
+// Test names the test that judged a row.
+type Test string
+
+// The tests.
+const (
+	// TestPaired: the Wilcoxon signed-rank test on per-round log-ratios,
+	// with the Hodges–Lehmann ratio as delta.
+	TestPaired Test = "paired"
+	// TestUTest: benchstat's Mann–Whitney U test, with the delta of the
+	// medians.
+	TestUTest Test = "utest"
+)
+
 // Policy says what the gate checks.
 type Policy struct {
 	// Threshold is the smallest relative time change that counts
 	// (0.05 = 5%).
 	Threshold float64
-	// Alpha is the significance level: p < Alpha is significant.
+	// Alpha is the significance level: adjusted p < Alpha is significant.
 	Alpha float64
 	// FailOn lists the kinds whose regressions fail the gate. Other is
 	// never gated, whatever FailOn says.
@@ -136,17 +239,29 @@ type Policy struct {
 	FailOnFailure bool
 	// FailOnRemoved makes a benchmark missing on head fail the gate.
 	FailOnRemoved bool
+	// Correction is the multiple-testing correction over the time rows:
+	// Holm ("holm", also ""), BH ("bh") or NoCorrection ("none").
+	Correction string
+	// FailOnInconclusive makes an inconclusive time row (of a gated kind)
+	// fail the gate.
+	FailOnInconclusive bool
+	// Looks lists the numbers of rounds after which a sequential run may
+	// stop early ([Look]); nil for a run of fixed length. Judge accounts
+	// for the looks in the p-values.
+	Looks []int
 }
 
-// DefaultPolicy returns the default policy: a 5% threshold at α = 0.01;
-// time, allocs/op and B/op regressions and head-side failures fail the
-// gate; new and removed benchmarks do not.
+// DefaultPolicy returns the default policy: a 5% threshold at α = 0.01
+// with Holm's correction; time, allocs/op and B/op regressions and
+// head-side failures fail the gate; new, removed and inconclusive
+// benchmarks do not.
 func DefaultPolicy() Policy {
 	return Policy{
 		Threshold:     0.05,
 		Alpha:         0.01,
 		FailOn:        map[Kind]bool{Time: true, Allocs: true, Bytes: true},
 		FailOnFailure: true,
+		Correction:    Holm,
 	}
 }
 
@@ -157,6 +272,14 @@ func (p Policy) Validate() error {
 	}
 	if !(p.Alpha > 0 && p.Alpha < 1) {
 		return fmt.Errorf("alpha must be in (0, 1), got %v", p.Alpha)
+	}
+	if p.Correction != "" && !slices.Contains(Corrections, p.Correction) {
+		return fmt.Errorf("correction must be one of %s, got %q", strings.Join(Corrections, ", "), p.Correction)
+	}
+	for _, n := range p.Looks {
+		if n < 1 {
+			return fmt.Errorf("looks must be positive round counts, got %v", p.Looks)
+		}
 	}
 	return nil
 }
@@ -184,18 +307,48 @@ type Result struct {
 	Kind   Kind
 	Status Status
 	// Gated reports whether the row counts toward the verdict: a judged
-	// row of a kind in Policy.FailOn (never unstable, new or Other rows),
-	// a removed row with Policy.FailOnRemoved, a row failed on head with
-	// Policy.FailOnFailure. Only gated regressions, removals and failures
-	// fail the gate (Fails).
+	// row of a kind in Policy.FailOn (never unstable, new, inconclusive
+	// (unless Policy.FailOnInconclusive) or Other rows), a removed row
+	// with Policy.FailOnRemoved, a row failed on head with
+	// Policy.FailOnFailure. Only gated regressions, removals, failures and
+	// inconclusive rows fail the gate (Fails).
 	Gated bool
 	// Reason is one short sentence saying why the row has its status.
 	Reason string
+	// Test is the test that judged a time row ("" for other kinds and for
+	// inconclusive rows).
+	Test Test
+	// Delta and P are the figures the row was judged on: for TestPaired
+	// the Hodges–Lehmann ratio − 1 and the signed-rank p-value; otherwise
+	// benchstat's (Comparison.Delta, Comparison.P, which they shadow: use
+	// r.Comparison.Delta for benchstat's). P is nil for exact checks. For
+	// an inconclusive row they are the paired figures when there are
+	// pairs, for information.
+	Delta, P *float64
+	// PAdjusted is P after the looks and the correction over the family of
+	// time rows (see "Many benchmarks"); nil outside the family.
+	PAdjusted *float64
+	// Noise is the robust standard deviation of the per-round log-ratios
+	// of a time row with pairs (0.02 ≈ 2 % per round); nil without pairs.
+	Noise *float64
+	// MDE is the smallest relative change the paired test finds with 80 %
+	// power at the level one changed benchmark must reach in this verdict;
+	// nil unless Test is TestPaired. TooNoisy reports MDE > Threshold.
+	MDE      *float64
+	TooNoisy bool
+	// Suspect lists reasons to distrust what the row's benchmark reports.
+	Suspect []Suspicion
+	// Confirmed is set by [Confirm] on time regressions of the screening
+	// verdict: true when the confirmation run found the regression again,
+	// false when it vanished (the row is then unchanged); nil otherwise.
+	// Confirmation is the confirmation run's row.
+	Confirmed    *bool
+	Confirmation *Result
 }
 
 // Fails reports whether the row fails the gate.
 func (r Result) Fails() bool {
-	return r.Gated && (r.Status == Regression || r.Status == Failed || r.Status == Removed)
+	return r.Gated && (r.Status == Regression || r.Status == Failed || r.Status == Removed || r.Status == Inconclusive)
 }
 
 // Verdict is the outcome of Judge.
@@ -205,6 +358,19 @@ type Verdict struct {
 	Failures []Failure
 	Warnings []string
 	Policy   Policy
+	// Correction is the correction applied ("holm", "bh" or "none").
+	Correction string
+	// Family is m, the number of time rows the correction covers.
+	Family int
+	// MinCount is the smallest --count with which the time rows of this
+	// suite can be judged by the paired test (by the U test for input
+	// without rounds); 0 without time rows.
+	MinCount int
+	// Inconclusive says in plain words why time rows could not be judged
+	// and what would work; "" when every time row could be judged.
+	Inconclusive string
+	// Confirmed reports that the verdict went through [Confirm].
+	Confirmed bool
 }
 
 // Count returns the number of results with status s.
@@ -241,46 +407,67 @@ func (v Verdict) HeadFailures() []Failure {
 	return out
 }
 
+func pass(v Verdict) bool {
+	for _, r := range v.Results {
+		if r.Fails() {
+			return false
+		}
+	}
+	return !(v.Policy.FailOnFailure && len(v.HeadFailures()) > 0)
+}
+
 // Judge applies p to every comparison and failure. Results keep the order
 // of cmps.
 func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 	v := Verdict{
-		Results:  make([]Result, 0, len(cmps)),
-		Failures: failures,
-		Policy:   p,
+		Results:    make([]Result, 0, len(cmps)),
+		Failures:   failures,
+		Policy:     p,
+		Correction: correctionOf(p.Correction),
 	}
-	var w warnings
-	w.init()
+	w := newWarnings()
+	allocs := map[benchKey]stats.Comparison{}
+	for _, c := range cmps {
+		if c.Unit == "allocs/op" {
+			allocs[benchKey{c.Package, c.Name}] = c
+		}
+	}
+	var family []int
 	for _, c := range cmps {
 		f, failed := matchFailure(failures, c.Key)
-		if !failed {
-			v.Results = append(v.Results, judge(c, p, &w))
+		if failed {
+			r := Result{Comparison: c, Kind: KindOf(c.Unit), Status: Failed, Delta: c.Delta}
+			if f.Side == SideHead {
+				r.Gated = p.FailOnFailure
+				r.Reason = "the head run failed (see failures)"
+			} else {
+				r.Reason = "the base run failed (see failures); not gated"
+			}
+			v.Results = append(v.Results, r)
 			continue
 		}
-		r := Result{Comparison: c, Kind: KindOf(c.Unit), Status: Failed}
-		if f.Side == SideHead {
-			r.Gated = p.FailOnFailure
-			r.Reason = "the head run failed (see failures)"
-		} else {
-			r.Reason = "the base run failed (see failures); not gated"
+		r := judge(c, p, w)
+		if r.Kind == Time {
+			r.Suspect = suspectTime(c, allocs)
+			if c.Base != nil && c.Head != nil {
+				family = append(family, len(v.Results))
+			}
+		}
+		for _, s := range r.Suspect {
+			w.suspect[s.Code] = append(w.suspect[s.Code], r.Name)
 		}
 		v.Results = append(v.Results, r)
 	}
+	judgeTime(&v, family, p, w)
+	v.Family = len(family)
 	v.Warnings = w.list(p)
-	v.Pass = true
-	for _, r := range v.Results {
-		if r.Fails() {
-			v.Pass = false
-		}
-	}
-	if p.FailOnFailure && len(v.HeadFailures()) > 0 {
-		v.Pass = false
-	}
+	v.Inconclusive = strings.Join(w.inconclusiveMsgs, "; ")
+	v.Pass = pass(v)
 	return v
 }
 
 func judge(c stats.Comparison, p Policy, w *warnings) Result {
-	r := Result{Comparison: c, Kind: KindOf(c.Unit)}
+	r := Result{Comparison: c, Kind: KindOf(c.Unit), Delta: c.Delta}
 	gatedKind := r.Kind != Other && p.FailOn[r.Kind]
 	switch {
 	case c.Base == nil && c.Head == nil:
@@ -293,9 +480,15 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 	case r.Kind == Allocs || r.Kind == Bytes:
 		judgeExact(&r, w)
 		r.Gated = gatedKind && r.Status != Unstable
-	default:
-		judgeSignificance(&r, p, w)
+		if r.Status == Unstable {
+			r.Suspect = suspectAllocs(r)
+		}
+	case r.Kind == Time:
+		// Judged with the rest of the family in judgeTime.
 		r.Gated = gatedKind
+	default:
+		r.P = c.P
+		judgeSignificance(&r, p, "")
 	}
 	return r
 }
@@ -316,7 +509,7 @@ func judgeExact(r *Result, w *warnings) {
 			parts = append(parts, "head varies "+exactRange(h))
 		}
 		r.Reason = strings.Join(parts, " and ") + " " + r.Unit + " between rounds: not judged exactly"
-		w.unstable[r.Unit]++
+		w.unstable[r.Unit] = append(w.unstable[r.Unit], r.Name)
 		return
 	}
 	bv, hv := b.Min, h.Min
@@ -352,18 +545,168 @@ func sameIters(a, b []stats.Obs) bool {
 	return slices.Equal(set(a), set(b))
 }
 
+// floorAdj returns the smallest adjusted p-value that test can give for
+// comparison c in a family of m under the correction and the looks of p:
+// the test's floor, made valid across the looks, times the correction's
+// factor.
+func floorAdj(test Test, c stats.Comparison, m int, p Policy) float64 {
+	var f float64
+	if test == TestPaired {
+		f = sequentialP(stats.SignedRankMinP(c.Paired.N), p.Looks, pairedFloor)
+	} else {
+		f = sequentialP(MinP(c.Base.N, c.Head.N), p.Looks, uFloor)
+	}
+	return math.Min(1, f*factor(m, p.Correction))
+}
+
+// floorFn returns the floor function of a test, for the looks.
+func floorFn(test Test) func(int) float64 {
+	if test == TestPaired {
+		return pairedFloor
+	}
+	return uFloor
+}
+
+// judgeTime chooses the test of every time row of the family, adjusts the
+// p-values together and applies the rule.
+func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
+	m := len(family)
+	corr := correctionOf(p.Correction)
+	seqPs := make([]float64, m)
+	paired := false
+	for j, i := range family {
+		r := &v.Results[i]
+		c := r.Comparison
+		if c.Paired != nil {
+			paired = true
+			r.Noise = ptr(c.Paired.Noise)
+		}
+		switch {
+		case c.Paired != nil && floorAdj(TestPaired, c, m, p) < p.Alpha:
+			r.Test = TestPaired
+			r.Delta = ptr(c.Paired.Ratio - 1)
+			r.P = ptr(c.Paired.P)
+		case c.P != nil && floorAdj(TestUTest, c, m, p) < p.Alpha:
+			r.Test = TestUTest
+			r.Delta, r.P = c.Delta, c.P
+			if c.Paired != nil {
+				w.fallback[c.Paired.N] = append(w.fallback[c.Paired.N], r.Name)
+			}
+		default:
+			r.Status = Inconclusive
+			if c.Paired != nil {
+				r.Delta, r.P = ptr(c.Paired.Ratio-1), ptr(c.Paired.P)
+			} else {
+				r.Delta, r.P = c.Delta, c.P
+			}
+		}
+		test := r.Test
+		if test == "" && c.Paired != nil {
+			test = TestPaired
+		}
+		seqPs[j] = 1
+		if r.P != nil {
+			seqPs[j] = sequentialP(*r.P, p.Looks, floorFn(test))
+		}
+	}
+	adj := adjust(seqPs, corr)
+	level := LookThreshold(p.Alpha, m, corr, p.Looks)
+	for j, i := range family {
+		r := &v.Results[i]
+		if r.P != nil {
+			r.PAdjusted = ptr(adj[j])
+		}
+		if r.Status == Inconclusive {
+			inconclusive(r, m, p, w)
+			continue
+		}
+		var notes []string
+		if k := looksAt(*r.P, p.Looks, floorFn(r.Test)); len(p.Looks) > 0 && k > 1 {
+			notes = append(notes, strconv.Itoa(k)+" looks")
+		}
+		if m > 1 && corr != NoCorrection {
+			notes = append(notes, corr)
+		}
+		judgeSignificance(r, p, strings.Join(notes, ", "))
+		if r.Test != TestPaired {
+			continue
+		}
+		n := r.Paired.N
+		mde := stats.MDE(n, r.Paired.Noise, level)
+		r.MDE = ptr(mde)
+		if p.Threshold > 0 && mde > p.Threshold+thresholdSlack {
+			r.TooNoisy = true
+			w.tooNoisy = append(w.tooNoisy, noisy{r.Name, mde})
+			if r.Status == Unchanged {
+				r.Reason += fmt.Sprintf("; too noisy to judge: changes under %s cannot be seen at this noise (%s per round, %d rounds)",
+					fmtAbsPct(mde), fmtAbsPct(r.Paired.Noise), n)
+			}
+		}
+	}
+	if m > 0 {
+		if paired {
+			v.MinCount = MinRounds(p.Alpha, m, corr)
+		} else {
+			v.MinCount = MinCountU(p.Alpha, m, corr)
+		}
+	}
+	w.family, w.minCount = m, v.MinCount
+}
+
+// inconclusive explains an inconclusive row.
+func inconclusive(r *Result, m int, p Policy, w *warnings) {
+	c := r.Comparison
+	adj := floorAdj(TestUTest, c, m, p)
+	rounds := sizes(c.Base.N, c.Head.N)
+	if c.Paired != nil {
+		adj = math.Min(adj, floorAdj(TestPaired, c, m, p))
+		rounds = plural(c.Paired.N, "round")
+		if c.Paired.N != c.Base.N || c.Paired.N != c.Head.N {
+			rounds += " (" + sizes(c.Base.N, c.Head.N) + ")"
+		}
+	}
+	what := "the smallest possible p is " + FormatP(adj)
+	if factor(m, p.Correction) > 1 || len(p.Looks) > 0 {
+		what = "the smallest possible adjusted p is " + FormatP(adj)
+	}
+	r.Reason = fmt.Sprintf("cannot be judged: with %s and %s %s ≥ α=%s", rounds, plural(m, "benchmark"), what, fmtNum(p.Alpha))
+	r.Gated = r.Gated && p.FailOnInconclusive
+	key := incKey{rounds: rounds, what: what}
+	if w.inconclusive[key] == 0 {
+		w.incOrder = append(w.incOrder, key)
+	}
+	w.inconclusive[key]++
+}
+
 // thresholdSlack absorbs floating-point rounding in deltas such as
 // 1.05/1.00 - 1 = 0.050000000000000044 or 3.15/3 - 1 = 0.04999999999999982.
 const thresholdSlack = 1e-9
 
-// judgeSignificance applies the p-value and threshold rule.
-func judgeSignificance(r *Result, p Policy, w *warnings) {
+// pString formats "p=0.002" or "p<0.001".
+func pString(p float64) string {
+	if p < 0.001 {
+		return "p" + FormatP(p)
+	}
+	return "p=" + FormatP(p)
+}
+
+// judgeSignificance applies the p-value and threshold rule to r.Delta,
+// r.P and r.PAdjusted; note says what adjusted P ("2 looks, holm").
+func judgeSignificance(r *Result, p Policy, note string) {
 	c := r.Comparison
-	if c.P == nil {
+	if r.P == nil {
 		r.Status, r.Reason = Unchanged, "no test applies"
 		return
 	}
-	pv := *c.P
+	pv := *r.P
+	pStr := pString(pv)
+	if r.PAdjusted != nil && pString(*r.PAdjusted) != pStr {
+		pv = *r.PAdjusted
+		if note != "" {
+			note = ", " + note
+		}
+		pStr = fmt.Sprintf("%s (raw %s%s)", pString(pv), FormatP(*r.P), note)
+	}
 	sig := pv < p.Alpha
 	dir := c.Better
 	dirNote := ""
@@ -378,19 +721,7 @@ func judgeSignificance(r *Result, p Policy, w *warnings) {
 	if dir == 0 {
 		dir = -1
 	}
-	if r.Kind == Time && !sig {
-		if m := MinP(c.Base.N, c.Head.N); m >= p.Alpha {
-			r.Status = Unchanged
-			r.Reason = fmt.Sprintf("cannot be judged: with %s the smallest possible p is %s ≥ α=%s", sizes(c.Base.N, c.Head.N), FormatP(m), fmtNum(p.Alpha))
-			w.tooSmall[[2]int{c.Base.N, c.Head.N}]++
-			return
-		}
-	}
-	pStr := "p=" + FormatP(pv)
-	if pv < 0.001 {
-		pStr = "p" + FormatP(pv) // "p<0.001"
-	}
-	if c.Delta == nil {
+	if r.Delta == nil {
 		// Base median is 0: no relative change.
 		bc, hc := c.Base.Center, c.Head.Center
 		change := fmtValue(bc, c.Unit) + " → " + fmtValue(hc, c.Unit)
@@ -408,7 +739,7 @@ func judgeSignificance(r *Result, p Policy, w *warnings) {
 		}
 		return
 	}
-	d := *c.Delta
+	d := *r.Delta
 	up := d >= p.Threshold-thresholdSlack
 	down := d <= -p.Threshold+thresholdSlack
 	big := up || down
@@ -453,14 +784,9 @@ func MinP(n1, n2 int) float64 {
 }
 
 // MinCount returns the smallest number of samples per side with which the
-// U test can reach p < alpha (at most 1000).
-func MinCount(alpha float64) int {
-	n := 1
-	for n < 1000 && MinP(n, n) >= alpha {
-		n++
-	}
-	return n
-}
+// U test can reach p < alpha for a single comparison (at most 1000); see
+// [MinCountU] for a suite and [MinRounds] for the paired test.
+func MinCount(alpha float64) int { return MinCountU(alpha, 1, NoCorrection) }
 
 // FormatP formats a p-value for people: three decimals, "<0.001" below.
 func FormatP(p float64) string {
@@ -483,6 +809,14 @@ func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 // fmtPct formats a delta fraction as a signed percentage ("+7.3%").
 func fmtPct(d float64) string { return fmt.Sprintf("%+.1f%%", 100*d) }
 
+// fmtAbsPct formats a fraction as an unsigned percentage ("3.1%").
+func fmtAbsPct(d float64) string {
+	if math.IsInf(d, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.1f%%", 100*d)
+}
+
 func fmtValue(v float64, unit string) string {
 	if v == 0 {
 		return "0 " + unit
@@ -490,40 +824,80 @@ func fmtValue(v float64, unit string) string {
 	return benchunit.Scale(v, benchunit.ClassOf(unit)) + " " + unit
 }
 
-// warnings accumulates suite-level warnings.
-type warnings struct {
-	tooSmall map[[2]int]int // time rows that cannot reach alpha, by sample sizes
-	unstable map[string]int // unstable allocation rows by unit
-	iters    map[string]int // allocation rows compared at different b.N, by unit
+type incKey struct{ rounds, what string }
+
+type noisy struct {
+	name string
+	mde  float64
 }
 
-func (w *warnings) init() {
-	if w.tooSmall == nil {
-		w.tooSmall = map[[2]int]int{}
-		w.unstable = map[string]int{}
-		w.iters = map[string]int{}
+// warnings accumulates suite-level warnings.
+type warnings struct {
+	inconclusive     map[incKey]int
+	incOrder         []incKey
+	inconclusiveMsgs []string
+	fallback         map[int][]string    // time rows judged by the U test for want of rounds, by pairs
+	tooNoisy         []noisy             // too-noisy paired rows
+	suspect          map[string][]string // names by suspicion code
+	unstable         map[string][]string // unstable allocation rows by unit
+	iters            map[string]int      // allocation rows compared at different b.N, by unit
+	family, minCount int
+}
+
+func newWarnings() *warnings {
+	return &warnings{
+		inconclusive: map[incKey]int{},
+		fallback:     map[int][]string{},
+		suspect:      map[string][]string{},
+		unstable:     map[string][]string{},
+		iters:        map[string]int{},
 	}
 }
 
 func (w *warnings) list(p Policy) []string {
 	var out []string
-	sizesList := make([][2]int, 0, len(w.tooSmall))
-	for k := range w.tooSmall {
-		sizesList = append(sizesList, k)
+	use := "use --count ≥ " + strconv.Itoa(w.minCount)
+	for _, k := range w.incOrder {
+		msg := fmt.Sprintf("time/op could not be judged for %s: with %s and %s %s ≥ α=%s; %s",
+			plural(w.inconclusive[k], "benchmark"), k.rounds, plural(w.family, "benchmark"), k.what, fmtNum(p.Alpha), use)
+		w.inconclusiveMsgs = append(w.inconclusiveMsgs, msg)
+		out = append(out, msg)
 	}
-	slices.SortFunc(sizesList, func(a, b [2]int) int {
-		if a[0] != b[0] {
-			return a[0] - b[0]
+	ns := make([]int, 0, len(w.fallback))
+	for n := range w.fallback {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	for _, n := range ns {
+		floor := math.Min(1, sequentialP(stats.SignedRankMinP(n), p.Looks, pairedFloor)*factor(w.family, p.Correction))
+		out = append(out, fmt.Sprintf("time/op of %s was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with %s and %s the paired test's smallest possible adjusted p is %s ≥ α=%s; %s for the paired test",
+			plural(len(w.fallback[n]), "benchmark"), plural(n, "round"), plural(w.family, "benchmark"), FormatP(floor), fmtNum(p.Alpha), use))
+	}
+	if len(w.tooNoisy) > 0 {
+		lo, hi := w.tooNoisy[0].mde, w.tooNoisy[0].mde
+		var names []string
+		for _, t := range w.tooNoisy {
+			lo, hi = math.Min(lo, t.mde), math.Max(hi, t.mde)
+			names = append(names, t.name)
 		}
-		return a[1] - b[1]
-	})
-	for _, k := range sizesList {
-		out = append(out, fmt.Sprintf("time/op cannot be judged for %s: with %s the smallest possible p is %s ≥ α=%s; use --count ≥ %d",
-			plural(w.tooSmall[k], "benchmark"), sizes(k[0], k[1]), FormatP(MinP(k[0], k[1])), fmtNum(p.Alpha), MinCount(p.Alpha)))
+		rng := fmtAbsPct(lo)
+		if hi > lo*1.05 {
+			rng = fmtAbsPct(lo) + " to " + fmtAbsPct(hi)
+		}
+		out = append(out, fmt.Sprintf("%s too noisy to judge at ±%s%%: changes under %s cannot be seen at their noise (more rounds, a longer --benchtime or a quieter machine help): %s",
+			pluralVerb(len(w.tooNoisy), "benchmark is", "benchmarks are"), fmtNum(100*p.Threshold), rng, nameList(names)))
+	}
+	if names := w.suspect[SuspectOptimizedAway]; len(names) > 0 {
+		out = append(out, fmt.Sprintf("%s under %s ns/op with 0 allocs/op: almost certainly optimized away (no sink): %s",
+			pluralVerb(len(names), "benchmark runs", "benchmarks run"), trimFloat(MinTimePerOp*1e9), nameList(names)))
+	}
+	if names := w.suspect[SuspectShortRuns]; len(names) > 0 {
+		out = append(out, fmt.Sprintf("%s less than %s of work per run, too little to time reliably; use a longer --benchtime: %s",
+			pluralVerb(len(names), "benchmark timed", "benchmarks timed"), benchunit.Scale(MinRunTime, benchunit.Decimal)+"s", nameList(names)))
 	}
 	for _, unit := range []string{"allocs/op", "B/op"} {
-		if n := w.unstable[unit]; n > 0 {
-			out = append(out, fmt.Sprintf("%s of %s vary between rounds: reported as unstable, not judged exactly", unit, plural(n, "benchmark")))
+		if names := w.unstable[unit]; len(names) > 0 {
+			out = append(out, fmt.Sprintf("%s of %s vary between rounds: reported as unstable, not judged exactly: %s", unit, plural(len(names), "benchmark"), nameList(names)))
 		}
 	}
 	for _, unit := range []string{"allocs/op", "B/op"} {
@@ -534,11 +908,34 @@ func (w *warnings) list(p Policy) []string {
 	return out
 }
 
+// nameList lists up to 5 distinct names, then how many more.
+func nameList(names []string) string {
+	var uniq []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			uniq = append(uniq, n)
+		}
+	}
+	if len(uniq) <= 5 {
+		return strings.Join(uniq, ", ")
+	}
+	return strings.Join(uniq[:5], ", ") + " and " + strconv.Itoa(len(uniq)-5) + " more"
+}
+
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+func pluralVerb(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 // matchFailure returns the failure that covers key, preferring head-side

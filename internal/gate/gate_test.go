@@ -23,6 +23,19 @@ func measured(pkg, name, unit string, base, head []float64) stats.Comparison {
 	return stats.Compare(s, 0.95)[0]
 }
 
+// unpaired is measured without rounds, as plain go test output.
+func unpaired(pkg, name, unit string, base, head []float64) stats.Comparison {
+	k := stats.Key{Package: pkg, Name: name, Unit: unit}
+	s := &stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{}, Head: map[stats.Key][]stats.Obs{}}
+	for _, v := range base {
+		s.Base[k] = append(s.Base[k], stats.Obs{Value: v, Round: -1, Iters: 1000})
+	}
+	for _, v := range head {
+		s.Head[k] = append(s.Head[k], stats.Obs{Value: v, Round: -1, Iters: 1000})
+	}
+	return stats.Compare(s, 0.95)[0]
+}
+
 // synthetic builds a time comparison with a chosen p-value and centers,
 // for boundaries the U test cannot produce exactly (p == α).
 func synthetic(unit string, base, head, p float64) stats.Comparison {
@@ -86,11 +99,23 @@ func TestJudgeRows(t *testing.T) {
 		{"time not gated by policy", synthetic("sec/op", 100, 150, 0.001),
 			&Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Allocs: true}}, Regression, false, "p=0.001 < α=0.01 and +50.0% ≥ +5%"},
 		{"time n=4 per side cannot reach alpha", measured("p", "X", "sec/op", spread(100, 4), spread(150, 4)),
-			nil, Unchanged, true, "cannot be judged: with n=4 per side the smallest possible p is 0.029 ≥ α=0.01"},
+			nil, Inconclusive, false, "cannot be judged: with 4 rounds and 1 benchmark the smallest possible p is 0.029 ≥ α=0.01"},
+		{"time n=4 unpaired cannot reach alpha", unpaired("p", "X", "sec/op", spread(100, 4), spread(150, 4)),
+			nil, Inconclusive, false, "cannot be judged: with n=4 per side and 1 benchmark the smallest possible p is 0.029 ≥ α=0.01"},
+		{"time inconclusive fails with FailOnInconclusive", measured("p", "X", "sec/op", spread(100, 4), spread(150, 4)),
+			&Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true}, FailOnInconclusive: true}, Inconclusive, true, "cannot be judged: with 4 rounds and 1 benchmark the smallest possible p is 0.029 ≥ α=0.01"},
 		{"time n=3+5 cannot reach alpha", measured("p", "X", "sec/op", spread(100, 3), spread(150, 5)),
-			nil, Unchanged, true, "cannot be judged: with n=3+5 the smallest possible p is 0.036 ≥ α=0.01"},
-		{"time n=5 per side complete separation", measured("p", "X", "sec/op", spread(100, 5), spread(150, 5)),
+			nil, Inconclusive, false, "cannot be judged: with 3 rounds (n=3+5) and 1 benchmark the smallest possible p is 0.036 ≥ α=0.01"},
+		{"time 5 rounds: the U test judges (the paired floor is 0.0625)", measured("p", "X", "sec/op", spread(100, 5), spread(150, 5)),
 			nil, Regression, true, "p=0.008 < α=0.01 and +50.0% ≥ +5%"},
+		{"time 8 rounds, every one slower: the paired test at its floor", measured("p", "X", "sec/op", spread(100, 8), spread(107, 8)),
+			nil, Regression, true, "p=0.008 < α=0.01 and +7.0% ≥ +5%"},
+		{"time 7 rounds: the paired floor 0.0156 cannot reach 0.01, the U test can", measured("p", "X", "sec/op", spread(100, 7), spread(107, 7)),
+			nil, Regression, true, "p<0.001 < α=0.01 and +7.0% ≥ +5%"},
+		{"time 0 pairs, unpaired input", unpaired("p", "X", "sec/op", spread(100, 6), spread(120, 6)),
+			nil, Regression, true, "p=0.002 < α=0.01 and +20.0% ≥ +5%"},
+		{"time 1 pair", measured("p", "X", "sec/op", spread(100, 1), spread(120, 1)),
+			nil, Inconclusive, false, "cannot be judged: with 1 round and 1 benchmark the smallest possible p is 1.000 ≥ α=0.01"},
 		{"time zero base, significant rise", measured("p", "X", "sec/op", rep(0, 6), spread(2e-9, 6)),
 			nil, Regression, true, "p=0.002 < α=0.01 and 0 sec/op → 2.005n sec/op"},
 		{"time zero on both sides", measured("p", "X", "sec/op", rep(0, 6), rep(0, 6)),
@@ -158,7 +183,7 @@ func TestJudgeRows(t *testing.T) {
 			if got != want {
 				t.Errorf("status, gated, reason:\n got  %q\n want %q", got, want)
 			}
-			wantPass := !(tt.gated && (tt.status == Regression || tt.status == Removed))
+			wantPass := !(tt.gated && (tt.status == Regression || tt.status == Removed || tt.status == Inconclusive))
 			if v.Pass != wantPass || r.Fails() == wantPass {
 				t.Errorf("Pass = %v, Fails = %v; want Pass %v", v.Pass, r.Fails(), wantPass)
 			}
@@ -289,20 +314,20 @@ func TestVerdictWarningsAndCounts(t *testing.T) {
 	}
 	v := Judge(cmps, nil, DefaultPolicy())
 	want := []string{
-		"time/op cannot be judged for 1 benchmark: with n=3+4 the smallest possible p is 0.057 ≥ α=0.01; use --count ≥ 5",
-		"time/op cannot be judged for 2 benchmarks: with n=4 per side the smallest possible p is 0.029 ≥ α=0.01; use --count ≥ 5",
-		"allocs/op of 1 benchmark vary between rounds: reported as unstable, not judged exactly",
-		"B/op of 1 benchmark vary between rounds: reported as unstable, not judged exactly",
+		"time/op could not be judged for 2 benchmarks: with 4 rounds and 4 benchmarks the smallest possible adjusted p is 0.114 ≥ α=0.01; use --count ≥ 10",
+		"time/op could not be judged for 1 benchmark: with 3 rounds (n=3+4) and 4 benchmarks the smallest possible adjusted p is 0.229 ≥ α=0.01; use --count ≥ 10",
+		"allocs/op of 1 benchmark vary between rounds: reported as unstable, not judged exactly: D",
+		"B/op of 1 benchmark vary between rounds: reported as unstable, not judged exactly: E",
 		"allocs/op of 1 benchmark were measured at different iteration counts on base and head; allocation figures are only exactly comparable at the same b.N (-benchtime=Nx)",
 	}
 	if diff := cmp.Diff(want, v.Warnings); diff != "" {
 		t.Errorf("Warnings (-want +got):\n%s", diff)
 	}
 	counts := map[Status]int{}
-	for _, s := range []Status{Regression, Improvement, Unchanged, Unstable, New, Removed, Failed} {
+	for _, s := range []Status{Regression, Improvement, Unchanged, Unstable, New, Removed, Failed, Inconclusive} {
 		counts[s] = v.Count(s)
 	}
-	wantCounts := map[Status]int{Regression: 2, Unchanged: 4, Unstable: 2, Improvement: 0, New: 0, Removed: 0, Failed: 0}
+	wantCounts := map[Status]int{Regression: 2, Unchanged: 1, Unstable: 2, Improvement: 0, New: 0, Removed: 0, Failed: 0, Inconclusive: 3}
 	if diff := cmp.Diff(wantCounts, counts); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
 	}
@@ -318,6 +343,12 @@ func TestVerdictWarningsAndCounts(t *testing.T) {
 	}
 	if v.Policy.Alpha != 0.01 {
 		t.Errorf("verdict does not carry its policy: %+v", v.Policy)
+	}
+	if v.Family != 4 || v.MinCount != 10 || v.Correction != Holm {
+		t.Errorf("Family %d, MinCount %d, Correction %q; want 4, 10, holm", v.Family, v.MinCount, v.Correction)
+	}
+	if want := strings.Join(want[:2], "; "); v.Inconclusive != want {
+		t.Errorf("Inconclusive = %q, want %q", v.Inconclusive, want)
 	}
 }
 
@@ -372,6 +403,11 @@ func TestPolicyValidate(t *testing.T) {
 	if err := DefaultPolicy().Validate(); err != nil {
 		t.Errorf("DefaultPolicy().Validate() = %v", err)
 	}
+	for _, c := range []string{"", Holm, BH, NoCorrection} {
+		if err := (Policy{Threshold: 0.05, Alpha: 0.01, Correction: c, Looks: []int{5, 10}}).Validate(); err != nil {
+			t.Errorf("correction %q: %v", c, err)
+		}
+	}
 	for _, tt := range []struct {
 		p    Policy
 		want string
@@ -380,6 +416,8 @@ func TestPolicyValidate(t *testing.T) {
 		{Policy{Threshold: math.NaN(), Alpha: 0.01}, "threshold must be a finite number >= 0, got NaN"},
 		{Policy{Threshold: 0.05, Alpha: 0}, "alpha must be in (0, 1), got 0"},
 		{Policy{Threshold: 0.05, Alpha: 1}, "alpha must be in (0, 1), got 1"},
+		{Policy{Threshold: 0.05, Alpha: 0.01, Correction: "bonferroni"}, `correction must be one of holm, bh, none, got "bonferroni"`},
+		{Policy{Threshold: 0.05, Alpha: 0.01, Looks: []int{5, 0}}, "looks must be positive round counts, got [5 0]"},
 	} {
 		err := tt.p.Validate()
 		if err == nil || err.Error() != tt.want {
@@ -390,7 +428,7 @@ func TestPolicyValidate(t *testing.T) {
 
 func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy()
-	want := Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true, Allocs: true, Bytes: true}, FailOnFailure: true}
+	want := Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true, Allocs: true, Bytes: true}, FailOnFailure: true, Correction: Holm}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("DefaultPolicy (-want +got):\n%s", diff)
 	}

@@ -9,40 +9,74 @@
 //   - Options.Marker, verbatim, on the first line (a hidden HTML comment
 //     that identifies a sticky comment; it is never cut);
 //   - a one-line verdict header, "✅ benchgate: pass" or "❌ benchgate:
-//     fail", with the number of rows of each status;
-//   - the refs and short SHAs compared, rounds, benchtime, seed and tool,
-//     a warning when the results are partial, and Meta.Notes;
-//   - Regressions: every regression (gated ones first) and every removal
-//     that fails the gate (Policy.FailOnRemoved), always complete;
+//     fail", with the number of rows of each status (and how many
+//     regressions were confirmed or vanished on confirmation, and how
+//     many rows are too noisy);
+//   - the refs and short SHAs compared, rounds, benchtime, seed, the
+//     threshold and α, the correction and the number of time/op
+//     comparisons it covers, sequential looks and confirmation when used,
+//     and the tool; a warning when the results are partial; when time/op
+//     rows could not be judged, the gate's plain explanation with the
+//     --count that would work ("time/op could not be judged for 120
+//     benchmarks: with 6 rounds and 120 benchmarks the smallest possible
+//     adjusted p is 0.260 ≥ α=0.01; use --count ≥ 15"); Meta.Notes;
+//   - Regressions: every regression (gated ones first), every removal and
+//     inconclusive row that fails the gate, always complete;
 //   - Failures: each benchmark that failed, with its side and the first
 //     lines of its output in a fenced code block;
 //   - Improvements;
-//   - every other row (failed, removed, new, unstable, unchanged) collapsed
-//     in a <details> element;
-//   - Warnings: the verdict's warnings, then the distinct per-row caveats
-//     of benchmath (for rows judged by p-value) with the number of rows
-//     each applies to;
-//   - how to reproduce the numbers: `benchstat -ignore round base.txt
-//     head.txt` with Meta.RawBase and Meta.RawHead.
+//   - Vanished on confirmation: time regressions of the screening run that
+//     the confirmation run did not find again (gate.Confirm);
+//   - every other row (failed, inconclusive, removed, new, unstable,
+//     unchanged) collapsed in a <details> element;
+//   - Warnings: the verdict's warnings (rows that could not be judged or
+//     were judged by the U test for want of rounds, too-noisy rows,
+//     benchmarks that lie, unstable allocations), then what each
+//     suspicious row does wrong (the first 20), then the distinct per-row
+//     caveats of benchmath with the number of rows each applies to;
+//   - a legend of the columns, and how to reproduce the numbers:
+//     `benchgate compare` on the raw files (every number) and `benchstat
+//     -ignore round` (benchstat's).
 //
 // Rows are grouped per package (a bold package line above each table).
-// Columns: benchmark, unit, base, head, delta, p, n, why. Time and other
-// units show "center ± spread" as benchstat does ("1.234µ ± 2%": the median
-// and the half-width of its confidence interval, in one SI or binary scale
-// per row, benchunit.CommonScale), the delta as a percentage and the U-test
-// p-value. Allocation rows (allocs/op, B/op) show exact figures: "2" → "3"
-// with delta "+1", "0" → "5" with delta "+5" (never a percentage), a varying
-// side as its range "7–8", and no p-value, since the check is exact. "—"
-// marks what does not apply. "why" is the gate's reason, with "(not gated)"
-// for a regression or improvement that does not count toward the verdict.
+// Columns: benchmark, unit, base, head, change, p (adj.), noise / MDE,
+// benchstat, n, why.
+//
+//   - base, head: "center ± spread" as benchstat prints it ("1.234µ ±
+//     2%": the median and the half-width of its confidence interval, in
+//     one SI or binary scale per row, benchunit.CommonScale). Allocation
+//     rows (allocs/op, B/op) show exact figures: "2" → "3", a varying side
+//     as its range "7–8".
+//   - change: the delta the row was judged on. For a time row judged by
+//     the paired test, the Hodges–Lehmann estimate of head/base − 1 with
+//     its 95% interval ("+7.31% [+5.1%, +9.8%]", no interval below 6
+//     rounds); otherwise the change of the medians. Allocation rows show
+//     the absolute change, "+1", "+5" for 0 → 5 (never a percentage).
+//   - p (adj.): the p-value the row was judged on (paired signed-rank or
+//     U test), with the adjusted one in parentheses when the correction
+//     (or sequential looks) changed it: "0.002 (0.008)". None for exact
+//     checks.
+//   - noise / MDE: for time rows measured in rounds, the round-to-round
+//     noise of the ratio and the smallest change the run could detect;
+//     "⚠️" when the MDE exceeds the threshold (too noisy to judge).
+//   - benchstat: benchstat's own delta of the medians and U-test p, for
+//     comparison ("+6.90% p=0.004"), whatever test judged the row.
+//   - n: the number of paired rounds for a paired row, else the samples
+//     per side ("10", or "10+9").
+//   - why: the gate's reason (confirmation included), with "(not gated)"
+//     for a regression or improvement that does not count toward the
+//     verdict, and "⚠️ optimized away?" or "⚠️ runs too short" for
+//     suspicious benchmarks.
+//
+// "—" marks what does not apply.
 //
 // With Options.MaxChars > 0 the whole text fits in MaxChars bytes (GitHub
 // counts characters; a byte count is never smaller). Regressions are kept
-// complete; then failures, warnings, improvements and the collapsed rows
-// are added while they fit, and a line says how many of each were cut,
-// linking Options.DetailsURL (an http or https URL) when set. Only if the
-// regressions alone do not fit are they cut too, and the line says so.
-// The minimum useful MaxChars is about 1,000.
+// complete; then failures, warnings, improvements, vanished regressions
+// and the collapsed rows are added while they fit, and a line says how
+// many of each were cut, linking Options.DetailsURL (an http or https
+// URL) when set. Only if the regressions alone do not fit are they cut
+// too, and the line says so. The minimum useful MaxChars is about 1,000.
 //
 // # Untrusted text
 //
@@ -69,7 +103,14 @@
 //	  "partial": bool,                     // the run was interrupted
 //	  "policy": {"threshold": number, "alpha": number,
 //	             "fail_on": ["time", "allocs", "bytes"],
-//	             "fail_on_failure": bool, "fail_on_removed": bool},
+//	             "fail_on_failure": bool, "fail_on_removed": bool,
+//	             "fail_on_inconclusive": bool,
+//	             "looks": [int]},           // rounds of the planned sequential looks; [] for a fixed run
+//	  "correction": "holm" | "bh" | "none", // over the time/op comparisons
+//	  "time_comparisons": int,             // how many the correction covers (m)
+//	  "min_count": int | null,             // smallest --count that can judge the time rows (paired test; U test without rounds)
+//	  "inconclusive": string,              // why time rows could not be judged, "" if all could
+//	  "confirmed": bool,                   // time regressions went through a confirmation run
 //	  "benchmarks": [{
 //	    "package": string,                 // import path, "" if unknown
 //	    "name": string,                    // benchfmt name, no "Benchmark" prefix: "Encode/format=json-8"
@@ -78,11 +119,27 @@
 //	    "base": {"center": number, "low": number|null, "high": number|null,
 //	             "n": int, "min": number, "max": number} | null,
 //	    "head": {...} | null,              // null: the benchmark is missing on that side
-//	    "delta": number | null,            // head/base - 1 of the centers (0.05 = +5%)
-//	    "p": number | null,                // U-test p-value; null for allocs and bytes (exact checks) and one-sided rows
-//	    "status": "regression" | "improvement" | "unchanged" | "unstable" | "new" | "removed" | "failed",
+//	    "test": "paired" | "utest" | null, // the test that judged a time row
+//	    "delta": number | null,            // the change judged (0.05 = +5%): paired Hodges–Lehmann ratio − 1
+//	                                       // when "test" is "paired" (also, for information, on an inconclusive
+//	                                       // row with pairs), else head/base − 1 of the medians
+//	    "p": number | null,                // the p-value judged: paired signed-rank or U test; null for allocs
+//	                                       // and bytes (exact checks) and one-sided rows
+//	    "p_adjusted": number | null,       // p after the correction over time rows (and looks); null outside
+//	    "benchstat": {"delta": number|null, "p": number|null} | null,  // benchstat's median delta and U-test p
+//	    "paired": {"n": int, "ratio": number, "low": number|null, "high": number|null,
+//	               "confidence": number|null, "p": number, "exact": bool, "noise": number} | null,
+//	                                       // the paired analysis of a time row measured in rounds
+//	    "noise": number | null,            // robust SD of the per-round log-ratios (0.02 ≈ 2%)
+//	    "mde": number | null,              // smallest change detectable (80% power) at the corrected level
+//	    "too_noisy": bool,                 // mde > threshold
+//	    "status": "regression" | "improvement" | "unchanged" | "unstable" | "inconclusive" | "new" | "removed" | "failed",
 //	    "gated": bool,                     // counts toward the verdict
 //	    "reason": string,
+//	    "confirmed": bool | null,          // time regression of the screening run: found again (true) or vanished (false)
+//	    "confirmation": {"status": string, "delta": number|null, "p": number|null,
+//	                     "p_adjusted": number|null, "n": int, "reason": string} | null,
+//	    "suspect": [{"code": "optimized-away" | "allocs-vary" | "short-runs", "message": string}],
 //	    "warnings": [string]               // benchmath's caveats ("base: "/"head: " for one side's); none for exact checks
 //	  }],
 //	  "failures": [{"package": string, "name": string, "side": "base" | "head", "message": string}],
@@ -93,7 +150,11 @@
 // Numbers are in the unit's base units (seconds, bytes). center is the
 // median; low and high bound its confidence interval and are null when
 // there are too few samples for one. No NaN or infinity is ever written:
-// such a value becomes null. Arrays are never null.
+// such a value becomes null (an infinite MDE, when no change can be
+// detected, is null). Arrays are never null. Every field of earlier
+// versions keeps its name and meaning, except that "delta" and "p" are the
+// paired figures for rows judged by the paired test; benchstat's are in
+// "benchstat".
 package report
 
 import (
@@ -137,13 +198,15 @@ type Options struct {
 // Markdown renders v and m as GitHub Markdown. See the package
 // documentation for the layout.
 func Markdown(v gate.Verdict, m Meta, opt Options) string {
-	var regs, imps, rest []gate.Result
+	var regs, imps, gone, rest []gate.Result
 	for _, r := range v.Results {
 		switch {
-		case r.Status == gate.Regression || (r.Fails() && r.Status == gate.Removed):
+		case r.Status == gate.Regression || (r.Fails() && (r.Status == gate.Removed || r.Status == gate.Inconclusive)):
 			regs = append(regs, r)
 		case r.Status == gate.Improvement:
 			imps = append(imps, r)
+		case r.Confirmed != nil && !*r.Confirmed:
+			gone = append(gone, r)
 		default:
 			rest = append(rest, r)
 		}
@@ -156,11 +219,21 @@ func Markdown(v gate.Verdict, m Meta, opt Options) string {
 
 	top := renderTop(v, m, opt)
 	footer := "\n" + reproduce(m)
+	if len(v.Results) > 0 {
+		footer = legend + footer
+	}
 
+	sections := []cut{
+		{total: len(regs), what: "regressions"},
+		{total: len(fails), what: "failures"},
+		{total: len(warns), what: "warnings"},
+		{total: len(imps), what: "improvements"},
+		{total: len(gone), what: "vanished regressions"},
+		{total: len(rest), what: "other results"},
+	}
 	budget := -1 // unlimited
 	if opt.MaxChars > 0 {
-		budget = opt.MaxChars - len(top) - len(footer) -
-			len(cutNote(0, len(regs), 0, len(fails), 0, len(warns), 0, len(imps), 0, len(rest), opt.DetailsURL))
+		budget = opt.MaxChars - len(top) - len(footer) - len(cutNote(sections, opt.DetailsURL))
 		if budget < 0 {
 			return truncateBytes(top, opt.MaxChars)
 		}
@@ -178,6 +251,8 @@ func Markdown(v gate.Verdict, m Meta, opt Options) string {
 	spend(warnText)
 	impText, nImps := tableSection("\n#### Improvements ("+strconv.Itoa(len(imps))+")\n\n", "", imps, budget)
 	spend(impText)
+	goneText, nGone := tableSection("\n#### Vanished on confirmation ("+strconv.Itoa(len(gone))+")\n\n", "", gone, budget)
+	spend(goneText)
 	restText, nRest := tableSection(
 		"\n<details><summary>"+restSummary(rest)+"</summary>\n\n", "\n</details>\n", rest, budget)
 	spend(restText)
@@ -187,10 +262,14 @@ func Markdown(v gate.Verdict, m Meta, opt Options) string {
 	b.WriteString(regText)
 	b.WriteString(failText)
 	b.WriteString(impText)
+	b.WriteString(goneText)
 	b.WriteString(restText)
 	b.WriteString(warnText)
-	if nRegs < len(regs) || nFails < len(fails) || nWarns < len(warns) || nImps < len(imps) || nRest < len(rest) {
-		b.WriteString(cutNote(nRegs, len(regs), nFails, len(fails), nWarns, len(warns), nImps, len(imps), nRest, len(rest), opt.DetailsURL))
+	for i, n := range []int{nRegs, nFails, nWarns, nImps, nGone, nRest} {
+		sections[i].shown = n
+	}
+	if cutAny(sections) {
+		b.WriteString(cutNote(sections, opt.DetailsURL))
 	}
 	b.WriteString(footer)
 	return b.String()
@@ -206,7 +285,7 @@ func boolRank(b bool) int {
 // restRank orders the collapsed rows: the most remarkable first, so that
 // cutting removes unchanged rows first.
 var restRank = map[gate.Status]int{
-	gate.Failed: 0, gate.Removed: 1, gate.New: 2, gate.Unstable: 3, gate.Regression: 4, gate.Improvement: 4, gate.Unchanged: 5,
+	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Unchanged: 6,
 }
 
 func baseFailures(fs []gate.Failure) []gate.Failure {
@@ -234,10 +313,13 @@ func renderTop(v gate.Verdict, m Meta, opt Options) string {
 		b.WriteString(" — " + c)
 	}
 	b.WriteString("\n\n")
-	b.WriteString(metaLine(m, v.Policy))
+	b.WriteString(metaLine(m, v))
 	b.WriteString("\n")
 	if m.Partial {
 		b.WriteString("\n> ⚠️ **Partial results**: the run was interrupted; only what was measured before is reported.\n")
+	}
+	if v.Inconclusive != "" {
+		b.WriteString("\n> ⚠️ **" + Escape(truncate(v.Inconclusive, 1000)) + "**\n")
 	}
 	if len(m.Notes) > 0 {
 		b.WriteString("\n")
@@ -276,8 +358,31 @@ func headerCounts(v gate.Verdict) string {
 	add(removedGated, "removed benchmark failing the gate", "removed benchmarks failing the gate")
 	add(len(v.HeadFailures()), "head failure", "head failures")
 	add(len(v.Failures)-len(v.HeadFailures()), "base failure", "base failures")
+	inconclusive := v.Count(gate.Inconclusive)
+	inconclusiveGated := 0
+	confirmed, vanished, noisy := 0, 0, 0
+	for _, r := range v.Results {
+		if r.Status == gate.Inconclusive && r.Fails() {
+			inconclusiveGated++
+		}
+		if r.Confirmed != nil {
+			if *r.Confirmed {
+				confirmed++
+			} else {
+				vanished++
+			}
+		}
+		if r.TooNoisy {
+			noisy++
+		}
+	}
+	add(inconclusiveGated, "inconclusive benchmark failing the gate", "inconclusive benchmarks failing the gate")
+	add(confirmed, "confirmed", "confirmed")
+	add(vanished, "vanished on confirmation", "vanished on confirmation")
 	add(v.Count(gate.Improvement), "improvement", "improvements")
 	add(ungated, "ungated regression", "ungated regressions")
+	add(inconclusive-inconclusiveGated, "inconclusive", "inconclusive")
+	add(noisy, "too noisy", "too noisy")
 	add(v.Count(gate.Unstable), "unstable", "unstable")
 	add(v.Count(gate.New), "new", "new")
 	add(v.Count(gate.Removed), "removed", "removed")
@@ -305,7 +410,8 @@ func side(label, ref, sha string) string {
 	return s
 }
 
-func metaLine(m Meta, p gate.Policy) string {
+func metaLine(m Meta, v gate.Verdict) string {
+	p := v.Policy
 	parts := []string{side("base", m.BaseRef, m.BaseSHA) + " → " + side("head", m.HeadRef, m.HeadSHA)}
 	if m.Count > 0 {
 		parts = append(parts, plural(m.Count, "round", "rounds"))
@@ -317,10 +423,38 @@ func metaLine(m Meta, p gate.Policy) string {
 		parts = append(parts, "seed "+strconv.FormatInt(m.Seed, 10))
 	}
 	parts = append(parts, "threshold "+fmtNum(100*p.Threshold)+"%, α="+fmtNum(p.Alpha))
+	if corr := correctionName(v.Correction); corr != "" && v.Family > 1 {
+		parts = append(parts, corr+" over "+plural(v.Family, "time/op comparison", "time/op comparisons"))
+	}
+	if len(p.Looks) > 0 {
+		parts = append(parts, "sequential looks after rounds "+joinInts(p.Looks))
+	}
+	if v.Confirmed {
+		parts = append(parts, "time regressions re-measured to confirm")
+	}
 	if m.Tool != "" {
 		parts = append(parts, esc(m.Tool))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// correctionName is the name of a correction for people ("" for none).
+func correctionName(c string) string {
+	switch c {
+	case gate.Holm:
+		return "Holm"
+	case gate.BH:
+		return "Benjamini–Hochberg"
+	}
+	return ""
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
 }
 
 func plural(n int, one, many string) string {
@@ -338,7 +472,7 @@ func restSummary(rest []gate.Result) string {
 		counts[r.Status]++
 	}
 	var parts []string
-	for _, s := range []gate.Status{gate.Failed, gate.Removed, gate.New, gate.Unstable, gate.Regression, gate.Improvement, gate.Unchanged} {
+	for _, s := range []gate.Status{gate.Failed, gate.Inconclusive, gate.Removed, gate.New, gate.Unstable, gate.Regression, gate.Improvement, gate.Unchanged} {
 		if n := counts[s]; n > 0 {
 			parts = append(parts, strconv.Itoa(n)+" "+string(s))
 		}
@@ -346,7 +480,7 @@ func restSummary(rest []gate.Result) string {
 	return plural(len(rest), "other result", "other results") + ": " + strings.Join(parts, ", ")
 }
 
-const tableHeader = "| benchmark | unit | base | head | delta | p | n | why |\n|:--|:--|--:|--:|--:|--:|--:|:--|\n"
+const tableHeader = "| benchmark | unit | base | head | change | p (adj.) | noise / MDE | benchstat | n | why |\n|:--|:--|--:|--:|--:|--:|--:|--:|--:|:--|\n"
 
 // tableSection renders rows grouped per package between open and close,
 // adding rows while the text fits in budget bytes (budget < 0: no limit).
@@ -441,6 +575,26 @@ func warningLines(v gate.Verdict) []string {
 	for _, w := range v.Warnings {
 		out = append(out, "- "+Escape(truncate(w, 1000))+"\n")
 	}
+	// What each suspicious benchmark does wrong, for the first few (the
+	// verdict's warnings above name them all; the JSON has every message).
+	shown, more := 0, 0
+	for _, r := range v.Results {
+		for _, sp := range r.Suspect {
+			if shown == maxSuspectLines {
+				more++
+				continue
+			}
+			shown++
+			pkg := r.Package
+			if pkg != "" {
+				pkg += "."
+			}
+			out = append(out, "- "+Escape(truncate(pkg+r.Name+" "+r.Unit, 300))+": "+Escape(truncate(sp.Message, 1000))+"\n")
+		}
+	}
+	if more > 0 {
+		out = append(out, "- … and "+plural(more, "more suspicion", "more suspicions")+" (every message is in the JSON report)\n")
+	}
 	// benchmath's per-row caveats, deduplicated.
 	var msgs []string
 	count := map[string]int{}
@@ -468,6 +622,10 @@ func warningLines(v gate.Verdict) []string {
 	return out
 }
 
+// maxSuspectLines is the number of per-row suspicion lines in the
+// Markdown warnings.
+const maxSuspectLines = 20
+
 func summaryWarnings(s *stats.Summary) []string {
 	if s == nil {
 		return nil
@@ -475,18 +633,30 @@ func summaryWarnings(s *stats.Summary) []string {
 	return s.Warnings
 }
 
-func cutNote(nRegs, regs, nFails, fails, nWarns, warns, nImps, imps, nRest, rest int, detailsURL string) string {
-	var parts []string
-	add := func(shown, total int, what string) {
-		if shown < total {
-			parts = append(parts, strconv.Itoa(total-shown)+" of "+strconv.Itoa(total)+" "+what)
+// cut counts the shown and total items of one section of the report.
+type cut struct {
+	shown, total int
+	what         string
+}
+
+func cutAny(cs []cut) bool {
+	for _, c := range cs {
+		if c.shown < c.total {
+			return true
 		}
 	}
-	add(nRegs, regs, "regressions")
-	add(nFails, fails, "failures")
-	add(nWarns, warns, "warnings")
-	add(nImps, imps, "improvements")
-	add(nRest, rest, "other results")
+	return false
+}
+
+// cutNote says what was cut. With every shown count 0 it is the longest
+// note, which Markdown reserves room for.
+func cutNote(cs []cut, detailsURL string) string {
+	var parts []string
+	for _, c := range cs {
+		if c.shown < c.total {
+			parts = append(parts, strconv.Itoa(c.total-c.shown)+" of "+strconv.Itoa(c.total)+" "+c.what)
+		}
+	}
 	s := "\n**Cut to fit the size limit:** not shown are " + strings.Join(parts, ", ") + "."
 	if u := safeURL(detailsURL); u != "" {
 		s += " [Full report](" + u + ")."
@@ -520,8 +690,15 @@ func reproduce(m Meta) string {
 	if head == "" {
 		head = "head.txt"
 	}
-	return "Reproduce the numbers: " + codeSpan("benchstat -ignore round "+shellQuote(base)+" "+shellQuote(head)) + "\n"
+	return "Reproduce the numbers: " + codeSpan("benchgate compare "+shellQuote(base)+" "+shellQuote(head)) +
+		"; benchstat's (base, head, benchstat): " + codeSpan("benchstat -ignore round "+shellQuote(base)+" "+shellQuote(head)) + "\n"
 }
+
+// legend explains the columns of the tables.
+const legend = "\nColumns: **change** is head/base − 1: for time/op measured in interleaved rounds the paired (Hodges–Lehmann) estimate with its 95% interval, otherwise the change of the medians; " +
+	"**p (adj.)** the p-value the row was judged on (paired Wilcoxon signed-rank, or benchstat's U test), adjusted for the number of time/op comparisons; " +
+	"**noise / MDE** the round-to-round noise of the ratio and the smallest change this run could detect (⚠: larger than the threshold); " +
+	"**benchstat** the change of the medians and the U-test p, as benchstat prints them.\n"
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=+-]+$`)
 
@@ -534,27 +711,47 @@ func shellQuote(s string) string {
 
 // row renders one table row.
 func row(r gate.Result) string {
-	base, head, delta, p := cells(r)
+	c := cells(r)
 	why := esc(r.Reason)
 	if !r.Gated && (r.Status == gate.Regression || r.Status == gate.Improvement) {
 		why += " (not gated)"
 	}
-	return "| " + esc(r.Name) + " | " + esc(r.Unit) + " | " + base + " | " + head + " | " + delta + " | " + p + " | " + sampleSizes(r) + " | " + why + " |\n"
+	for _, s := range r.Suspect {
+		if label, ok := suspectLabel[s.Code]; ok {
+			why += " ⚠️ " + label
+		}
+	}
+	return "| " + esc(r.Name) + " | " + esc(r.Unit) + " | " + c.base + " | " + c.head + " | " + c.change + " | " + c.p + " | " +
+		c.noise + " | " + c.benchstat + " | " + c.n + " | " + why + " |\n"
+}
+
+// suspectLabel is the short mark of a suspicion in the why column (the
+// full message is under Warnings). Varying allocations are already the
+// reason of their unstable row.
+var suspectLabel = map[string]string{
+	gate.SuspectOptimizedAway: "optimized away?",
+	gate.SuspectShortRuns:     "runs too short",
 }
 
 const none = "—"
 
-func cells(r gate.Result) (base, head, delta, p string) {
+// rowCells are the rendered cells of a row.
+type rowCells struct {
+	base, head, change, p, noise, benchstat, n string
+}
+
+func cells(r gate.Result) rowCells {
+	c := rowCells{change: none, p: none, noise: none, benchstat: none, n: sampleSizes(r)}
 	if exactKind(r.Kind) {
-		base, head, delta, p = exactCell(r.Base), exactCell(r.Head), none, none
+		c.base, c.head = exactCell(r.Base), exactCell(r.Head)
 		if r.Base != nil && r.Head != nil && r.Base.Constant && r.Head.Constant {
 			d := r.Head.Min - r.Base.Min
-			delta = exact(d)
+			c.change = exact(d)
 			if d > 0 {
-				delta = "+" + delta
+				c.change = "+" + c.change
 			}
 		}
-		return base, head, delta, p
+		return c
 	}
 	var centers []float64
 	for _, s := range []*stats.Summary{r.Base, r.Head} {
@@ -569,14 +766,66 @@ func cells(r gate.Result) (base, head, delta, p string) {
 		}
 		return Escape(scaler.Format(s.Center) + " ± " + s.PctRangeString())
 	}
-	base, head, delta, p = cell(r.Base), cell(r.Head), none, none
+	c.base, c.head = cell(r.Base), cell(r.Head)
 	if r.Delta != nil {
-		delta = fmt.Sprintf("%+.2f%%", 100**r.Delta)
+		c.change = pct(*r.Delta)
+	}
+	paired := r.Paired != nil && (r.Test == gate.TestPaired || (r.Test == "" && r.Status == gate.Inconclusive))
+	if paired && r.Delta != nil && !math.IsInf(r.Paired.High, 1) {
+		c.change += " " + Escape("["+pct1(r.Paired.Low-1)+", "+pct1(r.Paired.High-1)+"]")
+	}
+	if paired {
+		c.n = strconv.Itoa(r.Paired.N)
 	}
 	if r.P != nil {
-		p = gate.FormatP(*r.P)
+		c.p = gate.FormatP(*r.P)
+		if r.PAdjusted != nil && gate.FormatP(*r.PAdjusted) != c.p {
+			c.p += " (" + gate.FormatP(*r.PAdjusted) + ")"
+		}
+		c.p = Escape(c.p)
 	}
-	return base, head, delta, p
+	if r.Noise != nil {
+		c.noise = pct1abs(*r.Noise)
+		if r.MDE != nil {
+			c.noise += " / " + pct1abs(*r.MDE)
+		}
+		if r.TooNoisy {
+			c.noise = "⚠️ " + c.noise
+		}
+	}
+	if r.Base != nil && r.Head != nil && (r.Comparison.Delta != nil || r.Comparison.P != nil) {
+		var parts []string
+		if r.Comparison.Delta != nil {
+			parts = append(parts, pct(*r.Comparison.Delta))
+		}
+		if r.Comparison.P != nil {
+			parts = append(parts, pString(*r.Comparison.P))
+		}
+		c.benchstat = Escape(strings.Join(parts, " "))
+	}
+	return c
+}
+
+// pString formats "p=0.002" or "p<0.001".
+func pString(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return "p=" + gate.FormatP(p)
+}
+
+// pct formats a relative change as benchstat does: "+9.95%".
+func pct(d float64) string { return fmt.Sprintf("%+.2f%%", 100*d) }
+
+// pct1 formats a relative change with one decimal: "+9.1%".
+func pct1(d float64) string { return fmt.Sprintf("%+.1f%%", 100*d) }
+
+// pct1abs formats a fraction without sign: "1.2%", "∞".
+func pct1abs(d float64) string {
+	if math.IsInf(d, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.1f%%", 100*d)
 }
 
 // exactKind reports whether rows of kind k are judged by exact checks.
@@ -620,19 +869,31 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		Seed:      m.Seed,
 		Partial:   m.Partial,
 		Policy: jsonPolicy{
-			Threshold:     num(v.Policy.Threshold),
-			Alpha:         num(v.Policy.Alpha),
-			FailOn:        []string{},
-			FailOnFailure: v.Policy.FailOnFailure,
-			FailOnRemoved: v.Policy.FailOnRemoved,
+			Threshold:          num(v.Policy.Threshold),
+			Alpha:              num(v.Policy.Alpha),
+			FailOn:             []string{},
+			FailOnFailure:      v.Policy.FailOnFailure,
+			FailOnRemoved:      v.Policy.FailOnRemoved,
+			FailOnInconclusive: v.Policy.FailOnInconclusive,
+			Looks:              append([]int{}, v.Policy.Looks...),
 		},
-		Benchmarks: make([]jsonBenchmark, 0, len(v.Results)),
-		Failures:   make([]jsonFailure, 0, len(v.Failures)),
-		Warnings:   append([]string{}, v.Warnings...),
-		Notes:      append([]string{}, m.Notes...),
+		Correction:   v.Correction,
+		Family:       v.Family,
+		Inconclusive: v.Inconclusive,
+		Confirmed:    v.Confirmed,
+		Benchmarks:   make([]jsonBenchmark, 0, len(v.Results)),
+		Failures:     make([]jsonFailure, 0, len(v.Failures)),
+		Warnings:     append([]string{}, v.Warnings...),
+		Notes:        append([]string{}, m.Notes...),
 	}
 	if v.Pass {
 		doc.Verdict = "pass"
+	}
+	if doc.Correction == "" {
+		doc.Correction = gate.Holm
+	}
+	if v.MinCount > 0 {
+		doc.MinCount = &v.MinCount
 	}
 	for _, k := range []gate.Kind{gate.Time, gate.Allocs, gate.Bytes, gate.Other} {
 		if v.Policy.FailOn[k] {
@@ -640,34 +901,7 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		}
 	}
 	for _, r := range v.Results {
-		b := jsonBenchmark{
-			Package:  r.Package,
-			Name:     r.Name,
-			Unit:     r.Unit,
-			Kind:     string(r.Kind),
-			Base:     jsonSummaryOf(r.Base),
-			Head:     jsonSummaryOf(r.Head),
-			Status:   string(r.Status),
-			Gated:    r.Gated,
-			Reason:   r.Reason,
-			Warnings: []string{},
-		}
-		if r.Delta != nil {
-			b.Delta = num(*r.Delta)
-		}
-		if !exactKind(r.Kind) {
-			if r.P != nil {
-				b.P = num(*r.P)
-			}
-			b.Warnings = append(b.Warnings, r.Warnings...)
-			for _, w := range summaryWarnings(r.Base) {
-				b.Warnings = append(b.Warnings, "base: "+w)
-			}
-			for _, w := range summaryWarnings(r.Head) {
-				b.Warnings = append(b.Warnings, "head: "+w)
-			}
-		}
-		doc.Benchmarks = append(doc.Benchmarks, b)
+		doc.Benchmarks = append(doc.Benchmarks, jsonBenchmarkOf(r))
 	}
 	for _, f := range v.Failures {
 		doc.Failures = append(doc.Failures, jsonFailure{Package: f.Package, Name: f.Name, Side: f.Side, Message: f.Message})
@@ -680,19 +914,95 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 }
 
 type jsonDoc struct {
-	Verdict    string          `json:"verdict"`
-	Tool       string          `json:"tool"`
-	Base       jsonRev         `json:"base"`
-	Head       jsonRev         `json:"head"`
-	Count      int             `json:"count"`
-	Benchtime  string          `json:"benchtime"`
-	Seed       int64           `json:"seed"`
-	Partial    bool            `json:"partial"`
-	Policy     jsonPolicy      `json:"policy"`
-	Benchmarks []jsonBenchmark `json:"benchmarks"`
-	Failures   []jsonFailure   `json:"failures"`
-	Warnings   []string        `json:"warnings"`
-	Notes      []string        `json:"notes"`
+	Verdict      string          `json:"verdict"`
+	Tool         string          `json:"tool"`
+	Base         jsonRev         `json:"base"`
+	Head         jsonRev         `json:"head"`
+	Count        int             `json:"count"`
+	Benchtime    string          `json:"benchtime"`
+	Seed         int64           `json:"seed"`
+	Partial      bool            `json:"partial"`
+	Policy       jsonPolicy      `json:"policy"`
+	Correction   string          `json:"correction"`
+	Family       int             `json:"time_comparisons"`
+	MinCount     *int            `json:"min_count"`
+	Inconclusive string          `json:"inconclusive"`
+	Confirmed    bool            `json:"confirmed"`
+	Benchmarks   []jsonBenchmark `json:"benchmarks"`
+	Failures     []jsonFailure   `json:"failures"`
+	Warnings     []string        `json:"warnings"`
+	Notes        []string        `json:"notes"`
+}
+
+func jsonBenchmarkOf(r gate.Result) jsonBenchmark {
+	b := jsonBenchmark{
+		Package:  r.Package,
+		Name:     r.Name,
+		Unit:     r.Unit,
+		Kind:     string(r.Kind),
+		Base:     jsonSummaryOf(r.Base),
+		Head:     jsonSummaryOf(r.Head),
+		Status:   string(r.Status),
+		Gated:    r.Gated,
+		Reason:   r.Reason,
+		Warnings: []string{},
+		TooNoisy: r.TooNoisy,
+		Suspect:  []jsonSuspicion{},
+	}
+	if r.Test != "" {
+		b.Test = ptr(string(r.Test))
+	}
+	if r.Delta != nil {
+		b.Delta = num(*r.Delta)
+	}
+	if !exactKind(r.Kind) {
+		b.P = numPtr(r.P)
+		b.PAdjusted = numPtr(r.PAdjusted)
+		if r.Base != nil && r.Head != nil {
+			b.Benchstat = &jsonBenchstat{Delta: numPtr(r.Comparison.Delta), P: numPtr(r.Comparison.P)}
+		}
+		b.Warnings = append(b.Warnings, r.Warnings...)
+		for _, w := range summaryWarnings(r.Base) {
+			b.Warnings = append(b.Warnings, "base: "+w)
+		}
+		for _, w := range summaryWarnings(r.Head) {
+			b.Warnings = append(b.Warnings, "head: "+w)
+		}
+	}
+	if pr := r.Paired; pr != nil {
+		b.Paired = &jsonPaired{
+			N: pr.N, Ratio: num(pr.Ratio), Low: num(pr.Low), High: num(pr.High), Confidence: num(pr.Confidence),
+			P: num(pr.P), Exact: pr.Exact, Noise: num(pr.Noise),
+		}
+		if math.IsInf(pr.High, 1) {
+			b.Paired.Low, b.Paired.Confidence = nil, nil
+		}
+	}
+	b.Noise = numPtr(r.Noise)
+	b.MDE = numPtr(r.MDE)
+	b.Confirmed = r.Confirmed
+	if c := r.Confirmation; c != nil {
+		b.Confirmation = &jsonConfirmation{Status: string(c.Status), Delta: numPtr(c.Delta), P: numPtr(c.P), PAdjusted: numPtr(c.PAdjusted), Reason: c.Reason}
+		if c.Paired != nil {
+			b.Confirmation.N = c.Paired.N
+		} else if c.Head != nil {
+			b.Confirmation.N = c.Head.N
+		}
+	}
+	for _, sp := range r.Suspect {
+		b.Suspect = append(b.Suspect, jsonSuspicion{Code: sp.Code, Message: sp.Message})
+	}
+	return b
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// numPtr is num for an optional value.
+func numPtr(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	return num(*v)
 }
 
 type jsonRev struct {
@@ -701,26 +1011,68 @@ type jsonRev struct {
 }
 
 type jsonPolicy struct {
-	Threshold     *float64 `json:"threshold"`
-	Alpha         *float64 `json:"alpha"`
-	FailOn        []string `json:"fail_on"`
-	FailOnFailure bool     `json:"fail_on_failure"`
-	FailOnRemoved bool     `json:"fail_on_removed"`
+	Threshold          *float64 `json:"threshold"`
+	Alpha              *float64 `json:"alpha"`
+	FailOn             []string `json:"fail_on"`
+	FailOnFailure      bool     `json:"fail_on_failure"`
+	FailOnRemoved      bool     `json:"fail_on_removed"`
+	FailOnInconclusive bool     `json:"fail_on_inconclusive"`
+	Looks              []int    `json:"looks"`
 }
 
 type jsonBenchmark struct {
-	Package  string       `json:"package"`
-	Name     string       `json:"name"`
-	Unit     string       `json:"unit"`
-	Kind     string       `json:"kind"`
-	Base     *jsonSummary `json:"base"`
-	Head     *jsonSummary `json:"head"`
-	Delta    *float64     `json:"delta"`
-	P        *float64     `json:"p"`
-	Status   string       `json:"status"`
-	Gated    bool         `json:"gated"`
-	Reason   string       `json:"reason"`
-	Warnings []string     `json:"warnings"`
+	Package      string            `json:"package"`
+	Name         string            `json:"name"`
+	Unit         string            `json:"unit"`
+	Kind         string            `json:"kind"`
+	Base         *jsonSummary      `json:"base"`
+	Head         *jsonSummary      `json:"head"`
+	Test         *string           `json:"test"`
+	Delta        *float64          `json:"delta"`
+	P            *float64          `json:"p"`
+	PAdjusted    *float64          `json:"p_adjusted"`
+	Benchstat    *jsonBenchstat    `json:"benchstat"`
+	Paired       *jsonPaired       `json:"paired"`
+	Noise        *float64          `json:"noise"`
+	MDE          *float64          `json:"mde"`
+	TooNoisy     bool              `json:"too_noisy"`
+	Status       string            `json:"status"`
+	Gated        bool              `json:"gated"`
+	Reason       string            `json:"reason"`
+	Confirmed    *bool             `json:"confirmed"`
+	Confirmation *jsonConfirmation `json:"confirmation"`
+	Suspect      []jsonSuspicion   `json:"suspect"`
+	Warnings     []string          `json:"warnings"`
+}
+
+type jsonBenchstat struct {
+	Delta *float64 `json:"delta"`
+	P     *float64 `json:"p"`
+}
+
+type jsonPaired struct {
+	N          int      `json:"n"`
+	Ratio      *float64 `json:"ratio"`
+	Low        *float64 `json:"low"`
+	High       *float64 `json:"high"`
+	Confidence *float64 `json:"confidence"`
+	P          *float64 `json:"p"`
+	Exact      bool     `json:"exact"`
+	Noise      *float64 `json:"noise"`
+}
+
+type jsonConfirmation struct {
+	Status    string   `json:"status"`
+	Delta     *float64 `json:"delta"`
+	P         *float64 `json:"p"`
+	PAdjusted *float64 `json:"p_adjusted"`
+	N         int      `json:"n"`
+	Reason    string   `json:"reason"`
+}
+
+type jsonSuspicion struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 type jsonSummary struct {

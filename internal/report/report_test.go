@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,15 +19,25 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-const hostileName = "Evil/<img_src=x_onerror=alert(1)>|@octocat_[link](x)_`code`_*b*-8"
+const hostileName = hostileLine
 
-// fixtureVerdict judges testdata/base.txt against testdata/head.txt: six
-// interleaved rounds over two packages with one time regression, one extra
-// allocation, a 0 → N allocation, an improvement (and its B/s), unchanged
-// rows, an unstable allocation count, a new and a removed benchmark, a
-// head-side failure and a hostile benchmark name.
+var writeFixture = flag.Bool("fixture", false, "regenerate the raw benchmark files of the report fixture in testdata")
+
+// fixtureVerdict judges testdata/base.txt against testdata/head.txt: twelve
+// interleaved rounds over two packages with a time regression, a paired
+// regression hidden from the U test by drift, one extra allocation, a
+// 0 → N allocation, an improvement (and its B/s), unchanged rows, a
+// too-noisy row, an optimized-away benchmark, runs too short to time, an
+// unstable allocation count, a benchmark with too few rounds on head
+// (inconclusive), a new and a removed benchmark, a head-side failure and a
+// hostile benchmark name; then confirms its time regressions with
+// testdata/confirm-base.txt and confirm-head.txt, where the drifted one
+// vanishes.
 func fixtureVerdict(t testing.TB) (gate.Verdict, Meta) {
 	t.Helper()
+	if *writeFixture {
+		generateFixture(t)
+	}
 	open := func(name string) stats.Input {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
@@ -47,14 +58,19 @@ func fixtureVerdict(t testing.TB) (gate.Verdict, Meta) {
 			"goroutine 7 [running]:\n```\n</details>\n<img src=x onerror=alert(1)> @octocat\n" +
 			"example.com/codec.BenchmarkCrash(0xc000124000)\n\t/src/codec_test.go:42 +0x1d\n",
 	}}
-	v := gate.Judge(stats.CompareAlpha(set, 0.95, p.Alpha), failures, p)
+	screen := gate.Judge(stats.CompareAlpha(set, 0.95, p.Alpha), failures, p)
+	confirm, err := stats.Load(open("confirm-base.txt"), open("confirm-head.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := gate.Confirm(screen, gate.Judge(stats.CompareAlpha(confirm, 0.95, p.Alpha), nil, p))
 	m := Meta{
 		Tool:      "benchgate v0.1.0",
 		BaseRef:   "main",
 		HeadRef:   "feature/@octocat",
 		BaseSHA:   "0123456789abcdef0123456789abcdef01234567",
 		HeadSHA:   "89abcdef0123456789abcdef0123456789abcdef",
-		Count:     6,
+		Count:     12,
 		Benchtime: "100ms",
 		Seed:      42,
 		RawBase:   "out/base.txt",
@@ -62,6 +78,153 @@ func fixtureVerdict(t testing.TB) (gate.Verdict, Meta) {
 		Notes:     []string{"1 package without benchmarks skipped: example.com/docs"},
 	}
 	return v, m
+}
+
+const hostileLine = "Evil/<img_src=x_onerror=alert(1)>|@octocat_[link](x)_`code`_*b*-8"
+
+// generateFixture writes the raw files of the fixture (go test -fixture).
+func generateFixture(t testing.TB) {
+	const rounds = 12
+	// jit is a small deterministic jitter, ±0.4%.
+	jit := func(r, k int) float64 { return 1 + 0.004*math.Sin(float64(r*7+k*13)) }
+	rng := rand.New(rand.NewPCG(2026, 11))
+	noisy := make([][2]float64, rounds)
+	for r := range noisy {
+		noisy[r] = [2]float64{math.Exp(0.12 * rng.NormFloat64()), math.Exp(0.12 * rng.NormFloat64())}
+	}
+	type bench struct {
+		pkg, name  string
+		iters      int
+		ns         func(r int, head bool) float64
+		bytes      func(r int, head bool) (b, allocs int)
+		mbps       float64 // bytes processed per op, for MB/s
+		base, head func(r int) bool
+	}
+	always := func(int) bool { return true }
+	never := func(int) bool { return false }
+	constNs := func(base, head float64, k int) func(int, bool) float64 {
+		return func(r int, h bool) float64 {
+			if h {
+				return head * jit(r, k+1)
+			}
+			return base * jit(r, k)
+		}
+	}
+	constB := func(bb, ba, hb, ha int) func(int, bool) (int, int) {
+		return func(_ int, h bool) (int, int) {
+			if h {
+				return hb, ha
+			}
+			return bb, ba
+		}
+	}
+	codec, store := "example.com/codec", "example.com/store"
+	benches := []bench{
+		{codec, "Encode/format=json-8", 100000, constNs(1000, 1100, 1), constB(512, 5, 512, 5), 0, always, always},
+		{codec, "Decode-8", 50000, constNs(2000, 2000, 2), constB(64, 2, 80, 3), 0, always, always},
+		{codec, "Parse-8", 80000, constNs(1500, 1500, 3), constB(0, 0, 256, 4), 0, always, always},
+		{codec, "Hash-8", 200000, constNs(500, 400, 4), constB(0, 0, 0, 0), 1024, always, always},
+		{codec, "Sort-8", 30000, constNs(3000, 3000, 5), constB(0, 0, 0, 0), 0, always, always},
+		{codec, "Flaky-8", 40000, constNs(2500, 2500, 6), func(r int, h bool) (int, int) {
+			if h && (r == 3 || r == 7) {
+				return 128, 8
+			}
+			return 112, 7
+		}, 0, always, always},
+		{codec, "Old-8", 60000, constNs(800, 800, 7), constB(0, 0, 0, 0), 0, always, never},
+		{codec, "Crash-8", 60000, constNs(900, 900, 8), constB(32, 1, 32, 1), 0, always, never},
+		{codec, "New-8", 60000, constNs(700, 700, 9), constB(0, 0, 0, 0), 0, never, always},
+		{codec, hostileLine, 90000, constNs(120, 120, 10), constB(0, 0, 0, 0), 0, always, always},
+		// The machine drifts ±25% across rounds; head is 7% slower in
+		// every round. Benchstat's U test sees the drift, not the change.
+		{codec, "Drift-8", 20000, func(r int, h bool) float64 {
+			v := 5000 * (1 + 0.25*math.Sin(1.3*float64(r))) * jit(r, 11)
+			if h {
+				v *= 1.07 * jit(r, 12)
+			}
+			return v
+		}, constB(0, 0, 0, 0), 0, always, always},
+		// ±12% noise per run and no change: too noisy to judge at 5%.
+		{codec, "Noisy-8", 20000, func(r int, h bool) float64 {
+			if h {
+				return 4000 * noisy[r][1]
+			}
+			return 4000 * noisy[r][0]
+		}, constB(0, 0, 0, 0), 0, always, always},
+		// A quarter of a nanosecond, no allocation: the work is gone.
+		{codec, "Empty-8", 1000000000, constNs(0.25, 0.25, 13), constB(0, 0, 0, 0), 0, always, always},
+		// 100 iterations of 2 µs: 0.2 ms per run.
+		{codec, "Tiny-8", 100, constNs(2000, 2000, 14), constB(16, 1, 16, 1), 0, always, always},
+		// Only 3 rounds on head: no test can judge it.
+		{codec, "Sparse-8", 30000, constNs(1000, 1300, 15), constB(0, 0, 0, 0), 0, always, func(r int) bool { return r < 3 }},
+		{store, "Put-8", 70000, constNs(1200, 1200, 16), constB(48, 1, 48, 1), 0, always, always},
+		{store, "Get-8", 70000, func(r int, h bool) float64 {
+			v := 1000 * (1 + 0.15*math.Sin(float64(3*r+int(boolInt(h)))))
+			if h {
+				v *= 1.06
+			}
+			return v
+		}, constB(48, 1, 48, 1), 0, always, always},
+	}
+	write := func(name string, head bool, list []bench, ns func(b bench, r int, head bool) float64) {
+		var b strings.Builder
+		b.WriteString("goos: linux\ngoarch: amd64\ncpu: Example CPU @ 2.00GHz\n")
+		for r := range rounds {
+			fmt.Fprintf(&b, "round: %d\n", r)
+			pkg := ""
+			for _, bn := range list {
+				if (head && !bn.head(r)) || (!head && !bn.base(r)) {
+					continue
+				}
+				if bn.pkg != pkg {
+					pkg = bn.pkg
+					fmt.Fprintf(&b, "pkg: %s\n", pkg)
+				}
+				v := ns(bn, r, head)
+				prec := 1
+				if v < 10 {
+					prec = 4
+				}
+				line := fmt.Sprintf("Benchmark%-40s %10d %12.*f ns/op", bn.name, bn.iters, prec, v)
+				if bn.mbps > 0 {
+					line += fmt.Sprintf("\t%.2f MB/s", bn.mbps/v*1e3)
+				}
+				by, al := bn.bytes(r, head)
+				line += fmt.Sprintf("\t%d B/op\t%d allocs/op", by, al)
+				b.WriteString(line + "\n")
+			}
+		}
+		if err := os.WriteFile(filepath.Join("testdata", name), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plain := func(b bench, r int, head bool) float64 { return b.ns(r, head) }
+	write("base.txt", false, benches, plain)
+	write("head.txt", true, benches, plain)
+	// The confirmation re-runs the time regressions, Encode and Drift:
+	// Encode is 10% slower again, Drift's 7% does not recur.
+	var again []bench
+	for _, b := range benches {
+		if b.name == "Encode/format=json-8" || b.name == "Drift-8" {
+			again = append(again, b)
+		}
+	}
+	confirm := func(b bench, r int, head bool) float64 {
+		v := b.ns(r+rounds, head)
+		if head && b.name == "Drift-8" {
+			v /= 1.065
+		}
+		return v
+	}
+	write("confirm-base.txt", false, again, confirm)
+	write("confirm-head.txt", true, again, confirm)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -106,6 +269,11 @@ func TestFixtureVerdict(t *testing.T) {
 		codec + "New-8 sec/op":                gate.New,
 		codec + "Crash-8 sec/op":              gate.Failed,
 		codec + hostileName + " sec/op":       gate.Unchanged,
+		codec + "Drift-8 sec/op":              gate.Unchanged, // vanished on confirmation
+		codec + "Noisy-8 sec/op":              gate.Unchanged,
+		codec + "Empty-8 sec/op":              gate.Unchanged,
+		codec + "Tiny-8 sec/op":               gate.Unchanged,
+		codec + "Sparse-8 sec/op":             gate.Inconclusive,
 		store + "Get-8 sec/op":                gate.Unchanged,
 		store + "Put-8 sec/op":                gate.Unchanged,
 	}
@@ -116,6 +284,36 @@ func TestFixtureVerdict(t *testing.T) {
 	}
 	if v.Pass {
 		t.Error("fixture verdict passes, want fail")
+	}
+	for _, r := range v.Results {
+		key := r.Package + " " + r.Name + " " + r.Unit
+		switch key {
+		case codec + "Encode/format=json-8 sec/op":
+			if r.Confirmed == nil || !*r.Confirmed || r.Test != gate.TestPaired {
+				t.Errorf("Encode: confirmed %v, test %q", r.Confirmed, r.Test)
+			}
+		case codec + "Drift-8 sec/op":
+			// The U test misses it; the paired test found it; it did not
+			// recur on confirmation.
+			if r.Confirmed == nil || *r.Confirmed || *r.Comparison.P < 0.1 || r.Confirmation == nil {
+				t.Errorf("Drift: confirmed %v, benchstat p %v", r.Confirmed, *r.Comparison.P)
+			}
+		case codec + "Noisy-8 sec/op", store + "Get-8 sec/op":
+			if !r.TooNoisy {
+				t.Errorf("%s not too noisy (MDE %v)", key, r.MDE)
+			}
+		case codec + "Empty-8 sec/op":
+			if len(r.Suspect) != 1 || r.Suspect[0].Code != gate.SuspectOptimizedAway {
+				t.Errorf("Empty: %+v", r.Suspect)
+			}
+		case codec + "Tiny-8 sec/op":
+			if len(r.Suspect) != 1 || r.Suspect[0].Code != gate.SuspectShortRuns {
+				t.Errorf("Tiny: %+v", r.Suspect)
+			}
+		}
+	}
+	if v.MinCount != 12 || v.Family != 14 || !strings.HasPrefix(v.Inconclusive, "time/op could not be judged for 1 benchmark") {
+		t.Errorf("MinCount %d, Family %d, Inconclusive %q", v.MinCount, v.Family, v.Inconclusive)
 	}
 }
 
@@ -151,10 +349,10 @@ func TestMarkdownHostile(t *testing.T) {
 			t.Errorf("report contains %q outside code blocks", d)
 		}
 	}
-	// Every table row has exactly the 9 pipes of its 8 columns.
+	// Every table row has exactly the 11 pipes of its 10 columns.
 	for _, line := range strings.Split(outside, "\n") {
 		if strings.HasPrefix(line, "|") {
-			if n := strings.Count(line, "|"); n != 9 {
+			if n := strings.Count(line, "|"); n != 11 {
 				t.Errorf("table row with %d pipes: %s", n, line)
 			}
 		}
@@ -202,7 +400,7 @@ func summary(vals ...float64) *stats.Summary {
 func obsOf(vals []float64) []stats.Obs {
 	o := make([]stats.Obs, len(vals))
 	for i, v := range vals {
-		o[i] = stats.Obs{Value: v, Round: i, Iters: 1}
+		o[i] = stats.Obs{Value: v, Round: i, Iters: 1e6}
 	}
 	return o
 }
@@ -232,8 +430,8 @@ func TestAllocationCells(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := gate.Result{Comparison: stats.Comparison{Key: stats.Key{Unit: tt.unit}, Base: summary(tt.base...), Head: summary(tt.head...)}, Kind: gate.KindOf(tt.unit)}
-			b, h, d, p := cells(r)
-			if got, want := [4]string{b, h, d, p}, [4]string{tt.wantBase, tt.wantHead, tt.dlt, "—"}; got != want {
+			c := cells(r)
+			if got, want := [7]string{c.base, c.head, c.change, c.p, c.noise, c.benchstat, c.n}, [7]string{tt.wantBase, tt.wantHead, tt.dlt, "—", "—", "—", "3"}; got != want {
 				t.Errorf("cells = %q, want %q", got, want)
 			}
 		})
@@ -244,13 +442,31 @@ func TestTimeCells(t *testing.T) {
 	c := stats.Comparison{Key: stats.Key{Unit: "sec/op"}, Base: summary(rep(1.234e-6, 6)...), Head: summary(1.3e-6, 1.31e-6, 1.32e-6, 1.29e-6, 1.3e-6, 1.28e-6)}
 	d, p := c.Head.Center/c.Base.Center-1, 0.002
 	c.Delta, c.P = &d, &p
-	b, h, dl, ps := cells(gate.Result{Comparison: c, Kind: gate.Time})
-	if got, want := [4]string{b, h, dl, ps}, [4]string{"1.234µ ± 0%", "1.300µ ± 2%", "+5.35%", "0.002"}; got != want {
-		t.Errorf("cells = %q, want %q", got, want)
+	// Judged by the U test, unadjusted: benchstat's figures everywhere.
+	got := cells(gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestUTest, Delta: &d, P: &p, PAdjusted: &p})
+	want := rowCells{"1.234µ ± 0%", "1.300µ ± 2%", "+5.35%", "0.002", "—", "+5.35% p=0.002", "6"}
+	if got != want {
+		t.Errorf("U-test cells = %q, want %q", got, want)
 	}
-	c.Delta, c.P, c.Head = nil, nil, nil
-	b, h, dl, ps = cells(gate.Result{Comparison: c, Kind: gate.Time})
-	if got, want := [4]string{b, h, dl, ps}, [4]string{"1.234µ ± 0%", "—", "—", "—"}; got != want {
+	// Judged by the paired test, adjusted: the paired figures, the
+	// interval, noise and MDE, and benchstat's in their own column.
+	pd, pp, adj, noise, mde := 0.052, 0.0005, 0.004, 0.012, 0.071
+	c.Paired = &stats.Paired{N: 12, Ratio: 1.052, Low: 1.041, High: 1.063, P: pp}
+	r := gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestPaired, Delta: &pd, P: &pp, PAdjusted: &adj, Noise: &noise, MDE: &mde, TooNoisy: true}
+	want = rowCells{"1.234µ ± 0%", "1.300µ ± 2%", "+5.20% &#91;+4.1%, +6.3%&#93;", "&#60;0.001 (0.004)", "⚠️ 1.2% / 7.1%", "+5.35% p=0.002", "12"}
+	if got := cells(r); got != want {
+		t.Errorf("paired cells = %q, want %q", got, want)
+	}
+	// An unbounded interval is not shown.
+	c.Paired.Low, c.Paired.High = 0, math.Inf(1)
+	r.Comparison = c
+	if got := cells(r).change; got != "+5.20%" {
+		t.Errorf("unbounded interval: change %q", got)
+	}
+	c.Delta, c.P, c.Head, c.Paired = nil, nil, nil, nil
+	got = cells(gate.Result{Comparison: c, Kind: gate.Time})
+	want = rowCells{"1.234µ ± 0%", "—", "—", "—", "—", "—", "6"}
+	if got != want {
 		t.Errorf("one-sided cells = %q, want %q", got, want)
 	}
 }
@@ -271,7 +487,11 @@ func bigVerdict(n int, regs map[int]bool) gate.Verdict {
 		set := &stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obsOf(base)}, Head: map[stats.Key][]stats.Obs{k: obsOf(head)}}
 		cmps = append(cmps, stats.Compare(set, 0.95)...)
 	}
-	return gate.Judge(cmps, nil, gate.DefaultPolicy())
+	// 5,000 benchmarks of 10 rounds: no correction, or nothing could be
+	// judged (Holm over 5,000 needs 20 rounds).
+	p := gate.DefaultPolicy()
+	p.Correction = gate.NoCorrection
+	return gate.Judge(cmps, nil, p)
 }
 
 func TestMarkdownFitsGitHubLimit(t *testing.T) {
@@ -296,7 +516,7 @@ func TestMarkdownFitsGitHubLimit(t *testing.T) {
 	if !strings.Contains(md, "not shown are ") || !strings.Contains(md, "of 4997 other results. [Full report](https://example.com/run/1).") {
 		t.Errorf("no cut note saying what was cut")
 	}
-	if !strings.HasSuffix(md, "Reproduce the numbers: `benchstat -ignore round base.txt head.txt`\n") {
+	if !strings.HasSuffix(md, "Reproduce the numbers: `benchgate compare base.txt head.txt`; benchstat's (base, head, benchstat): `benchstat -ignore round base.txt head.txt`\n") {
 		t.Errorf("reproduce line missing at the end")
 	}
 	if strings.Count(md, "<details>") != 1 || strings.Count(md, "</details>") != 1 {
@@ -343,7 +563,7 @@ func TestMarkdownTinyLimit(t *testing.T) {
 
 func TestMarkdownEmptyVerdict(t *testing.T) {
 	md := Markdown(gate.Judge(nil, nil, gate.DefaultPolicy()), Meta{}, Options{})
-	want := "### ✅ benchgate: pass — no benchmark results\n\nbase → head · threshold 5%, α=0.01\n\nReproduce the numbers: `benchstat -ignore round base.txt head.txt`\n"
+	want := "### ✅ benchgate: pass — no benchmark results\n\nbase → head · threshold 5%, α=0.01\n\nReproduce the numbers: `benchgate compare base.txt head.txt`; benchstat's (base, head, benchstat): `benchstat -ignore round base.txt head.txt`\n"
 	if md != want {
 		t.Errorf("got\n%s\nwant\n%s", md, want)
 	}
@@ -351,7 +571,7 @@ func TestMarkdownEmptyVerdict(t *testing.T) {
 
 func TestReproduceQuotesPaths(t *testing.T) {
 	got := reproduce(Meta{RawBase: "/tmp/my out/base.txt", RawHead: "it's/head.txt"})
-	want := "Reproduce the numbers: `benchstat -ignore round '/tmp/my out/base.txt' 'it'\\''s/head.txt'`\n"
+	want := "Reproduce the numbers: `benchgate compare '/tmp/my out/base.txt' 'it'\\''s/head.txt'`; benchstat's (base, head, benchstat): `benchstat -ignore round '/tmp/my out/base.txt' 'it'\\''s/head.txt'`\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -455,5 +675,119 @@ func TestJSONEmptyArrays(t *testing.T) {
 	}
 	if doc["verdict"] != "pass" {
 		t.Errorf("verdict = %v", doc["verdict"])
+	}
+}
+
+func TestJSONPairedFields(t *testing.T) {
+	v, m := fixtureVerdict(t)
+	out, err := JSON(v, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type bench struct {
+		Name, Unit, Status string
+		Test               *string
+		Delta, P           *float64
+		PAdjusted          *float64 `json:"p_adjusted"`
+		Benchstat          *struct{ Delta, P *float64 }
+		Paired             *struct {
+			N                   int
+			Ratio, Low, High, P *float64
+			Confidence, Noise   *float64
+			Exact               bool
+		}
+		Noise, MDE   *float64
+		TooNoisy     bool `json:"too_noisy"`
+		Confirmed    *bool
+		Confirmation *struct {
+			Status string
+			N      int
+		}
+		Suspect []struct{ Code, Message string }
+	}
+	var doc struct {
+		Correction      string
+		TimeComparisons int  `json:"time_comparisons"`
+		MinCount        *int `json:"min_count"`
+		Inconclusive    string
+		Confirmed       bool
+		Benchmarks      []bench
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Correction != "holm" || doc.TimeComparisons != 14 || doc.MinCount == nil || *doc.MinCount != 12 || doc.Inconclusive != v.Inconclusive || !doc.Confirmed {
+		t.Errorf("top level: %+v", doc)
+	}
+	byKey := map[string]bench{}
+	for _, b := range doc.Benchmarks {
+		byKey[b.Name+" "+b.Unit] = b
+	}
+	for i, r := range v.Results {
+		b := doc.Benchmarks[i]
+		if (b.PAdjusted == nil) != (r.PAdjusted == nil) || (r.PAdjusted != nil && *b.PAdjusted != *r.PAdjusted) {
+			t.Errorf("%s %s: p_adjusted %v, want %v", r.Name, r.Unit, b.PAdjusted, r.PAdjusted)
+		}
+		if b.Suspect == nil {
+			t.Errorf("%s %s: suspect is null", r.Name, r.Unit)
+		}
+	}
+	// A paired regression: delta and p are the paired ones, benchstat's
+	// are kept apart.
+	enc := byKey["Encode/format=json-8 sec/op"]
+	r := v.Results[0]
+	if enc.Test == nil || *enc.Test != "paired" || *enc.Delta != r.Paired.Ratio-1 || *enc.P != r.Paired.P ||
+		*enc.Benchstat.Delta != *r.Comparison.Delta || *enc.Benchstat.P != *r.Comparison.P {
+		t.Errorf("Encode: %+v", enc)
+	}
+	if enc.Paired == nil || enc.Paired.N != 12 || !enc.Paired.Exact || *enc.Paired.Ratio != r.Paired.Ratio || enc.Paired.Low == nil || *enc.Noise != r.Paired.Noise || enc.MDE == nil {
+		t.Errorf("Encode paired: %+v", enc.Paired)
+	}
+	if enc.Confirmed == nil || !*enc.Confirmed || enc.Confirmation == nil || enc.Confirmation.Status != "regression" || enc.Confirmation.N != 12 {
+		t.Errorf("Encode confirmation: %v %+v", enc.Confirmed, enc.Confirmation)
+	}
+	if d := byKey["Drift-8 sec/op"]; d.Status != "unchanged" || d.Confirmed == nil || *d.Confirmed || *d.Benchstat.P < 0.1 {
+		t.Errorf("Drift: %+v", d)
+	}
+	// Too few pairs for an interval: null bounds, no test.
+	if sp := byKey["Sparse-8 sec/op"]; sp.Status != "inconclusive" || sp.Test != nil || sp.Paired == nil || sp.Paired.Low != nil || sp.Paired.High != nil || sp.MDE != nil {
+		t.Errorf("Sparse: %+v", sp)
+	}
+	if n := byKey["Noisy-8 sec/op"]; !n.TooNoisy {
+		t.Errorf("Noisy: %+v", n)
+	}
+	if e := byKey["Empty-8 sec/op"]; len(e.Suspect) != 1 || e.Suspect[0].Code != "optimized-away" {
+		t.Errorf("Empty: %+v", e.Suspect)
+	}
+	// Exact checks: no p, no benchstat, no paired figures.
+	if a := byKey["Decode-8 allocs/op"]; a.P != nil || a.PAdjusted != nil || a.Benchstat != nil || a.Paired != nil || a.Test != nil || a.Noise != nil {
+		t.Errorf("Decode allocs: %+v", a)
+	}
+	// Other units: benchstat's test, no correction.
+	if h := byKey["Hash-8 B/s"]; h.Test != nil || h.P == nil || h.PAdjusted != nil || h.Benchstat == nil {
+		t.Errorf("Hash B/s: %+v", h)
+	}
+}
+
+func TestMarkdownSuspectLinesAreCapped(t *testing.T) {
+	var cmps []stats.Comparison
+	for i := range 30 {
+		k := stats.Key{Package: "p", Name: fmt.Sprintf("Empty%02d-8", i), Unit: "sec/op"}
+		obs := obsOf(rep(0.25e-9, 10))
+		for i := range obs {
+			obs[i].Iters = 1e9 // long enough runs: one suspicion per row
+		}
+		cmps = append(cmps, stats.Compare(&stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obs}, Head: map[stats.Key][]stats.Obs{k: obs}}, 0.95)...)
+	}
+	v := gate.Judge(cmps, nil, gate.DefaultPolicy())
+	md := Markdown(v, Meta{}, Options{})
+	if n := strings.Count(md, ": 0.25 ns/op (no allocation figures) on base and head"); n != maxSuspectLines {
+		t.Errorf("%d suspicion lines, want %d", n, maxSuspectLines)
+	}
+	if !strings.Contains(md, "- … and 10 more suspicions (every message is in the JSON report)\n") {
+		t.Errorf("no line for the rest:\n%s", md)
+	}
+	if !strings.Contains(md, "30 benchmarks run under 1 ns/op with 0 allocs/op: almost certainly optimized away (no sink): Empty00-8, Empty01-8, Empty02-8, Empty03-8, Empty04-8 and 25 more") {
+		t.Errorf("no summary warning:\n%s", md)
 	}
 }

@@ -1,0 +1,152 @@
+package gate
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// The multiple-testing corrections of Policy.Correction.
+const (
+	// Holm's step-down procedure: controls the family-wise error rate
+	// (the chance of any false regression in the suite) at α. The default.
+	Holm = "holm"
+	// Benjamini–Hochberg's step-up procedure: controls the false
+	// discovery rate (the expected share of false findings among the
+	// findings) at α; more findings when many benchmarks really change.
+	BH = "bh"
+	// No correction: every comparison at α on its own.
+	NoCorrection = "none"
+)
+
+// Corrections lists the valid values of Policy.Correction.
+var Corrections = []string{Holm, BH, NoCorrection}
+
+// correctionOf returns the correction in force ("" is Holm).
+func correctionOf(c string) string {
+	if c == "" {
+		return Holm
+	}
+	return c
+}
+
+// factor is the multiplier that the correction applies to the smallest
+// p-value of m comparisons when only one benchmark changes: m for Holm and
+// BH (both start from α/m), 1 without correction.
+func factor(m int, correction string) float64 {
+	if correctionOf(correction) == NoCorrection || m < 1 {
+		return 1
+	}
+	return float64(m)
+}
+
+// adjust returns the adjusted p-values of ps under correction, in the
+// order of ps. Holm: p_(i)·(m−i+1), made monotone upward; BH: p_(i)·m/i,
+// made monotone downward from the largest; capped at 1.
+func adjust(ps []float64, correction string) []float64 {
+	m := len(ps)
+	out := make([]float64, m)
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ps[a], ps[b]) })
+	switch correctionOf(correction) {
+	case NoCorrection:
+		copy(out, ps)
+	case BH:
+		prev := 1.0
+		for rank := m; rank >= 1; rank-- {
+			i := idx[rank-1]
+			v := math.Min(prev, ps[i]*float64(m)/float64(rank))
+			out[i], prev = v, v
+		}
+	default: // Holm
+		prev := 0.0
+		for rank := 1; rank <= m; rank++ {
+			i := idx[rank-1]
+			v := math.Max(prev, math.Min(1, ps[i]*float64(m-rank+1)))
+			out[i], prev = v, v
+		}
+	}
+	for i := range out {
+		out[i] = math.Min(1, out[i])
+	}
+	return out
+}
+
+// Adjust returns the p-values ps adjusted for multiple testing with the
+// named correction ("holm", "bh", "none"; "" is Holm), in the order of ps.
+// A comparison is significant when its adjusted p-value is below α:
+// exactly the rejections of Holm's step-down procedure, or of the
+// Benjamini–Hochberg step-up procedure, at level α.
+func Adjust(ps []float64, correction string) []float64 { return adjust(ps, correction) }
+
+// Feasible reports whether a suite of m gated time/op comparisons, each
+// measured in the given number of interleaved rounds, can find anything at
+// level alpha with the paired signed-rank test: whether the smallest
+// p-value it can give, 2/2^rounds ([stats.SignedRankMinP]), times the
+// correction's factor for one changed benchmark among m (m for Holm and BH,
+// 1 for none), is below alpha. (Under BH several benchmarks changing
+// together can reach α at fewer rounds; a gate must not count on that.)
+func Feasible(rounds int, alpha float64, m int, correction string) bool {
+	return stats.SignedRankMinP(rounds)*factor(m, correction) < alpha
+}
+
+// MinRounds returns the smallest number of interleaved rounds with which m
+// gated time/op comparisons are [Feasible] at alpha under the correction:
+// 8 for one benchmark at α = 0.01, 15 for 120 benchmarks with Holm. The CLI
+// calls it before measuring to warn about a --count that cannot work. It
+// returns at most 1100.
+func MinRounds(alpha float64, m int, correction string) int {
+	n := 2
+	for n < 1100 && !Feasible(n, alpha, m, correction) {
+		n++
+	}
+	return n
+}
+
+// feasibleU reports whether benchstat's U test with n1 and n2 samples can
+// reach alpha for m comparisons under the correction.
+func feasibleU(n1, n2 int, alpha float64, m int, correction string) bool {
+	return MinP(n1, n2)*factor(m, correction) < alpha
+}
+
+// MinCountU is [MinRounds] for benchstat's unpaired U test (input without
+// rounds): the smallest number of samples per side whose smallest p-value,
+// 2/C(2n, n), times the correction's factor is below alpha (at most 1000).
+func MinCountU(alpha float64, m int, correction string) int {
+	n := 1
+	for n < 1000 && !feasibleU(n, n, alpha, m, correction) {
+		n++
+	}
+	return n
+}
+
+// CountAdvice returns "" when count interleaved rounds can judge m
+// time/op benchmarks with the paired test under p, and otherwise one
+// sentence for the user, e.g. "with --count 10 and 120 benchmarks the
+// paired test cannot reach α=0.01 after the holm correction (smallest
+// possible adjusted p 0.234); benchstat's unpaired U test will judge
+// time/op instead, less sensitive on a drifting machine; use --count ≥
+// 15". The CLI prints it before measuring.
+func CountAdvice(count, m int, p Policy) string {
+	corr := correctionOf(p.Correction)
+	if m < 1 || Feasible(count, p.Alpha, m, corr) {
+		return ""
+	}
+	floor := math.Min(1, stats.SignedRankMinP(count)*factor(m, corr))
+	what := "after the " + corr + " correction"
+	if corr == NoCorrection {
+		what = "without correction"
+	}
+	then := "nothing can be judged"
+	if feasibleU(count, count, p.Alpha, m, corr) {
+		then = "benchstat's unpaired U test will judge time/op instead, less sensitive on a drifting machine"
+	}
+	return fmt.Sprintf("with --count %d and %s the paired test cannot reach α=%s %s (smallest possible adjusted p %s); %s; use --count ≥ %d",
+		count, plural(m, "benchmark"), fmtNum(p.Alpha), what, FormatP(floor), then, MinRounds(p.Alpha, m, corr))
+}

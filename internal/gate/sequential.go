@@ -1,0 +1,159 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// looksAt returns K(p): the number of planned looks at which a p-value as
+// small as p was attainable with the test whose floor at n rounds is
+// floor(n); at least 1 (the look that produced p).
+func looksAt(p float64, looks []int, floor func(int) float64) int {
+	k := 0
+	for _, n := range looks {
+		if floor(n) <= p {
+			k++
+		}
+	}
+	return max(k, 1)
+}
+
+// sequentialP returns the p-value of a comparison valid across all planned
+// looks: p·K(p), capped at 1 (see "Sequential looks" in the package
+// documentation). Without looks it is p.
+func sequentialP(p float64, looks []int, floor func(int) float64) float64 {
+	if len(looks) == 0 {
+		return p
+	}
+	return math.Min(1, p*float64(looksAt(p, looks, floor)))
+}
+
+func pairedFloor(n int) float64 { return stats.SignedRankMinP(n) }
+func uFloor(n int) float64      { return MinP(n, n) }
+
+// LookThreshold returns the per-look significance threshold of a
+// sequential design that looks after each of the given rounds (ascending
+// or not): a raw paired p-value below it, at any planned look, is
+// significant for the most significant of m benchmarks under the
+// correction, and the chance that any look of any unchanged benchmark
+// crosses it stays below alpha. It is the same at every look (a constant,
+// Pocock-style boundary) and comes from a Bonferroni split of alpha over
+// the looks at which such a p-value is attainable at all (2/2^n ≤ p): at
+// α = 0.01 with looks after rounds 5, 10, 15 and 20 the round-5 look cannot
+// reach anything and costs nothing, so the threshold is 0.01/3 = 0.0033.
+// Without looks it is alpha divided by the correction's factor.
+func LookThreshold(alpha float64, m int, correction string, looks []int) float64 {
+	a := alpha / factor(m, correction)
+	if len(looks) == 0 {
+		return a
+	}
+	floors := make([]float64, len(looks))
+	for i, n := range looks {
+		floors[i] = pairedFloor(n)
+	}
+	slices.Sort(floors)
+	// For p in [floors[j-1], floors[j]) exactly j looks count: p·j < a.
+	best := 0.0
+	for j := 1; j <= len(floors); j++ {
+		t := a / float64(j)
+		if t <= floors[j-1] {
+			continue // p < t cannot be attained at j looks
+		}
+		if j < len(floors) {
+			t = math.Min(t, floors[j])
+		}
+		best = math.Max(best, t)
+	}
+	return best
+}
+
+// PlanLooks spreads k looks evenly over maxRounds rounds: the rounds after
+// which a sequential run may stop early, ending with maxRounds
+// (PlanLooks(20, 4) = [5 10 15 20]). Fewer, later looks cost less power;
+// 3 to 6 are a good compromise.
+func PlanLooks(maxRounds, k int) []int {
+	if maxRounds < 1 || k < 1 {
+		return nil
+	}
+	k = min(k, maxRounds)
+	var out []int
+	for i := 1; i <= k; i++ {
+		n := int(math.Round(float64(maxRounds) * float64(i) / float64(k)))
+		if len(out) == 0 || out[len(out)-1] != n {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// A Decision is what a sequential look decided for one time/op
+// benchmark: the benchmark needs no more rounds.
+type Decision struct {
+	// Status is Regression or Improvement (significant and beyond the
+	// threshold at a planned look), or Unchanged (shown to be within
+	// ±Threshold: futility).
+	Status Status
+	// Reason is one sentence, like Result.Reason.
+	Reason string
+	// Rounds is the number of pairs the decision rests on.
+	Rounds int
+}
+
+// Look is the interim analysis of a sequential run with an adaptive time
+// budget, called after a round with the comparisons of every benchmark
+// so far (those already decided included, their data frozen). It returns
+// the time/op benchmarks that need no more rounds:
+//
+//   - a regression or an improvement: at a planned look (Policy.Looks
+//     contains the number of pairs), the paired test is significant after
+//     the correction over all time comparisons and the looks, and the
+//     change is beyond ±Threshold — exactly what [Judge] would say;
+//   - within the threshold (Status Unchanged), at any round: the 1−2α
+//     confidence interval of the ratio lies strictly inside
+//     (1−Threshold, 1+Threshold). This is the two one-sided tests (TOST)
+//     of equivalence at level α: a benchmark that really changed by
+//     ±Threshold or more is stopped this way with probability at most α per
+//     look. Stopping for futility never adds false regressions.
+//
+// A significant change needs a planned look because every planned look
+// is paid for in the p-values (see "Sequential looks" in the package
+// documentation); the rows judged by the U test for want of rounds are
+// decided the same way. "Within the threshold" needs a paired analysis
+// (its interval) but no planned look: stopping for it can only remove
+// findings. The final verdict comes from Judge with the same Policy
+// (Looks included) on the final data, at the last planned look or, when
+// the budget runs out first, at the round reached.
+func Look(cmps []stats.Comparison, p Policy) map[stats.Key]Decision {
+	v := Judge(cmps, nil, p)
+	out := map[stats.Key]Decision{}
+	for _, r := range v.Results {
+		if r.Kind != Time || r.Base == nil || r.Head == nil {
+			continue
+		}
+		n := min(r.Base.N, r.Head.N)
+		if r.Paired != nil {
+			n = r.Paired.N
+		}
+		if (r.Status == Regression || r.Status == Improvement) && slices.Contains(p.Looks, n) {
+			out[r.Key] = Decision{Status: r.Status, Reason: r.Reason, Rounds: n}
+			continue
+		}
+		if p.Threshold <= 0 || r.Paired == nil {
+			continue
+		}
+		conf := 1 - 2*p.Alpha
+		lo, hi, _ := r.Paired.Interval(conf)
+		if lo-1 > -p.Threshold+thresholdSlack && hi-1 < p.Threshold-thresholdSlack {
+			out[r.Key] = Decision{
+				Status: Unchanged,
+				Reason: fmt.Sprintf("within ±%s%%: the %s%% interval of the change is %s to %s after %d rounds",
+					fmtNum(100*p.Threshold), fmtNum(100*conf), fmtPct(lo-1), fmtPct(hi-1), n),
+				Rounds: n,
+			}
+		}
+	}
+	return out
+}
