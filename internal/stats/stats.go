@@ -116,9 +116,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
@@ -360,42 +362,70 @@ func Compare(s *Set, confidence float64) []Comparison {
 	return CompareAlpha(s, confidence, benchmath.DefaultThresholds.CompareAlpha)
 }
 
+// uTest is benchmath.AssumeNothing.Compare's p-value and warnings. Where
+// benchmath would build the exact tied distribution with maps (samples of
+// 10 to 25 values with ties, the common case for timings) the same p comes
+// from uTestP; there benchmath's only warning ("need >= N samples") cannot
+// apply, since a side has at least 10 samples.
+func uTest(bs, hs *benchmath.Sample, alpha float64, warnings []string) (*float64, []string) {
+	if max(len(bs.Values), len(hs.Values)) >= 10 && alpha >= 1e-4 {
+		if p, ok := uTestP(bs.Values, hs.Values); ok {
+			return &p, warnings
+		}
+	}
+	cmp := benchmath.AssumeNothing.Compare(bs, hs)
+	p := cmp.P
+	return &p, appendErrs(warnings, cmp.Warnings)
+}
+
 // CompareAlpha is [Compare] with the significance level α that benchmath's
 // sample-size warning ("need >= 5 samples to detect a difference at alpha
 // level 0.01") and Paired.MDE refer to. The p-values do not depend on
 // alpha. The paired interval uses the same confidence level as the medians.
 func CompareAlpha(s *Set, confidence, alpha float64) []Comparison {
 	th := &benchmath.Thresholds{CompareAlpha: alpha}
-	out := make([]Comparison, 0, len(s.Keys))
-	for _, k := range s.Keys {
-		c := Comparison{Key: k, Better: better(s.Units, k.Unit)}
-		var bs, hs *benchmath.Sample
-		if obs := s.Base[k]; len(obs) > 0 {
-			c.Base, bs = summarize(obs, confidence, th)
-		}
-		if obs := s.Head[k]; len(obs) > 0 {
-			c.Head, hs = summarize(obs, confidence, th)
-		}
-		if bs != nil && hs != nil {
-			cmp := benchmath.AssumeNothing.Compare(bs, hs)
-			p := cmp.P
-			c.P = &p
-			c.Warnings = appendErrs(c.Warnings, cmp.Warnings)
-			if c.Base.Center != 0 {
-				d := c.Head.Center/c.Base.Center - 1
-				c.Delta = &d
+	out := make([]Comparison, len(s.Keys))
+	// Keys are independent: spread them over the CPUs.
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(s.Keys)/64))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(s.Keys); i += workers {
+				out[i] = compareKey(s, s.Keys[i], confidence, alpha, th)
 			}
-			if k.Unit == "sec/op" {
-				var warn string
-				c.Paired, warn = NewPaired(s.Base[k], s.Head[k], confidence, alpha)
-				if warn != "" {
-					c.Warnings = append(c.Warnings, warn)
-				}
-			}
-		}
-		out = append(out, c)
+		}()
 	}
+	wg.Wait()
 	return out
+}
+
+func compareKey(s *Set, k Key, confidence, alpha float64, th *benchmath.Thresholds) Comparison {
+	c := Comparison{Key: k, Better: better(s.Units, k.Unit)}
+	var bs, hs *benchmath.Sample
+	if obs := s.Base[k]; len(obs) > 0 {
+		c.Base, bs = summarize(obs, confidence, th)
+	}
+	if obs := s.Head[k]; len(obs) > 0 {
+		c.Head, hs = summarize(obs, confidence, th)
+	}
+	if bs == nil || hs == nil {
+		return c
+	}
+	c.P, c.Warnings = uTest(bs, hs, alpha, c.Warnings)
+	if c.Base.Center != 0 {
+		d := c.Head.Center/c.Base.Center - 1
+		c.Delta = &d
+	}
+	if k.Unit == "sec/op" {
+		var warn string
+		c.Paired, warn = NewPaired(s.Base[k], s.Head[k], confidence, alpha)
+		if warn != "" {
+			c.Warnings = append(c.Warnings, warn)
+		}
+	}
+	return c
 }
 
 func better(units benchfmt.UnitMetadataMap, unit string) int {
