@@ -176,7 +176,7 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta) (int, *gate.Verdict) {
 
 func (a *app) policy() gate.Policy {
 	p := gate.DefaultPolicy()
-	p.Threshold, p.Alpha = a.cfg.Threshold, a.cfg.Alpha
+	p.Threshold, p.Alpha, p.Correction = a.cfg.Threshold, a.cfg.Alpha, a.cfg.Correction
 	p.FailOn = map[gate.Kind]bool{}
 	p.FailOnFailure, p.FailOnRemoved = false, false
 	for _, k := range a.cfg.FailOn {
@@ -191,6 +191,8 @@ func (a *app) policy() gate.Policy {
 			p.FailOnFailure = true
 		case "removed":
 			p.FailOnRemoved = true
+		case "inconclusive":
+			p.FailOnInconclusive = true
 		}
 	}
 	return p

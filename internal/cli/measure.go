@@ -114,6 +114,18 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		LogDir:    logDir,
 		Progress:  a.progress(),
 	}
+	opts.Plan = func(units []runner.Unit) {
+		m := 0
+		for _, u := range units {
+			if u.Sides[0] && u.Sides[1] {
+				m++
+			}
+		}
+		if advice := gate.CountAdvice(a.cfg.Count, m, a.policy()); advice != "" {
+			meta.Notes = append(meta.Notes, advice)
+			fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", advice)
+		}
+	}
 	var manifest *shard.Manifest
 	if !a.cfg.Shard.IsZero() {
 		manifest = &shard.Manifest{Shard: a.cfg.Shard, BaseSHA: baseSHA, HeadSHA: headSHA, Tool: "benchgate " + Version, Settings: a.settings()}
@@ -181,16 +193,88 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	}
 	meta.Notes = append(meta.Notes, timingNote(res))
 	failures := gateFailures(res.Failures)
+	v, err := a.verdictFiles(rawBase, rawHead, failures)
+	if err != nil {
+		return a.errorf(ExitTool, "%v", oneLine(err)), nil
+	}
+	if a.cfg.Confirm && manifest == nil && !meta.Partial {
+		if err := a.confirm(ctx, sess, v, out, seed, &meta); err != nil {
+			return a.errorf(ExitTool, "confirmation: %v", oneLine(err)), nil
+		}
+	}
+	return a.conclude(*v, meta)
+}
+
+// verdictFiles judges two raw files.
+func (a *app) verdictFiles(base, head string, failures []gate.Failure) (*gate.Verdict, error) {
 	var in [2]stats.Input
-	for i, p := range []string{rawBase, rawHead} {
+	for i, p := range []string{base, head} {
 		f, err := os.Open(p)
 		if err != nil {
-			return a.errorf(ExitTool, "%v", err), nil
+			return nil, err
 		}
 		defer f.Close()
 		in[i] = stats.Input{Name: filepath.Base(p), R: f}
 	}
-	return a.judge(in, failures, meta)
+	return a.verdict(in, failures)
+}
+
+// confirm re-runs only the benchmarks with a time regression, for a fresh
+// set of interleaved rounds in a new order, and keeps a regression only if
+// it holds there too (gate.Confirm). The re-run's raw files are
+// confirm-base.txt and confirm-head.txt beside the others.
+func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta) error {
+	flagged := map[string]bool{}
+	for _, r := range v.Results {
+		if r.Kind == gate.Time && r.Status == gate.Regression {
+			flagged[r.Package+"."+r.Name] = true
+		}
+	}
+	if len(flagged) == 0 {
+		return nil
+	}
+	var units []runner.Unit
+	for _, u := range sess.Units() {
+		if flagged[u.ID()] {
+			units = append(units, u)
+		}
+	}
+	if len(units) == 0 {
+		return nil
+	}
+	if !a.cfg.Quiet {
+		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d time regression(s) with %d fresh interleaved rounds\n", len(units), a.cfg.Count)
+	}
+	cbase, chead := filepath.Join(out, "confirm-base.txt"), filepath.Join(out, "confirm-head.txt")
+	bf, err := os.Create(cbase)
+	if err != nil {
+		return err
+	}
+	defer bf.Close()
+	hf, err := os.Create(chead)
+	if err != nil {
+		return err
+	}
+	defer hf.Close()
+	before := len(sess.Result().Failures)
+	sess.Reseed(seed + 1)
+	if err := sess.Measure(ctx, units, 1, a.cfg.Count, bf, hf); err != nil {
+		if ctx.Err() != nil {
+			meta.Partial = true
+			meta.Notes = append(meta.Notes, "cancelled during the confirmation re-run: regressions are unconfirmed")
+			return nil
+		}
+		return err
+	}
+	bf.Close()
+	hf.Close()
+	second, err := a.verdictFiles(cbase, chead, gateFailures(sess.Result().Failures[before:]))
+	if err != nil {
+		return err
+	}
+	*v = gate.Confirm(*v, *second)
+	meta.Notes = append(meta.Notes, fmt.Sprintf("confirmation: %d flagged time regression(s) re-run for %d fresh rounds (raw files confirm-base.txt, confirm-head.txt)", len(units), a.cfg.Count))
+	return nil
 }
 
 func gateFailures(fs []runner.Failure) []gate.Failure {

@@ -67,7 +67,7 @@ func usagef(format string, args ...any) error {
 }
 
 // FailOnKinds are the accepted --fail-on values.
-var FailOnKinds = []string{"time", "allocs", "bytes", "failure", "removed"}
+var FailOnKinds = []string{"time", "allocs", "bytes", "failure", "removed", "inconclusive"}
 
 // Defaults returns the configuration with every default applied.
 func Defaults() Config {
@@ -107,7 +107,8 @@ flags:
   --seed N           seed of the randomized run order (default: random, printed)
   --threshold PCT    smallest time/op change that counts, e.g. 5% (default 5%)
   --alpha P          significance level of the time/op test, in (0, 1) (default 0.01)
-  --fail-on LIST     findings that fail the gate: time,allocs,bytes,failure,removed (default time,allocs,bytes,failure)
+  --fail-on LIST     findings that fail the gate: time,allocs,bytes,failure,removed,inconclusive
+                     (default time,allocs,bytes,failure)
   --correction C     suite-wide error control over all time/op tests: holm, bh or none (default holm)
   --confirm=false    fail on a time regression without re-running the flagged benchmarks to confirm it
   --max-time D       adaptive: stop adding rounds once every benchmark is decided, or after D

@@ -209,6 +209,10 @@ func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) 
 	return s, nil
 }
 
+// Reseed sets the seed of the run order of later Measure calls (a
+// confirmation re-run must not repeat the first order).
+func (s *Session) Reseed(seed int64) { s.r.o.Seed = seed }
+
 // Units returns the calibrated units.
 func (s *Session) Units() []Unit { return s.r.res.Units }
 
