@@ -123,7 +123,9 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		}
 		if advice := gate.CountAdvice(a.cfg.Count, m, a.policy()); advice != "" {
 			meta.Notes = append(meta.Notes, advice)
-			fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", advice)
+			if !a.cfg.Quiet {
+				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", advice)
+			}
 		}
 	}
 	var manifest *shard.Manifest
