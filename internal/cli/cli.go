@@ -44,9 +44,10 @@ type Env struct {
 }
 
 type app struct {
-	env  Env
-	cfg  *config.Config
-	meta report.Meta // of the last judgement, for publishing
+	env   Env
+	cfg   *config.Config
+	meta  report.Meta // of the last judgement, for publishing
+	looks []int       // planned looks of an adaptive run (--max-time)
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -177,6 +178,7 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta) (int, *gate.Verdict) {
 func (a *app) policy() gate.Policy {
 	p := gate.DefaultPolicy()
 	p.Threshold, p.Alpha, p.Correction = a.cfg.Threshold, a.cfg.Alpha, a.cfg.Correction
+	p.Looks = a.looks
 	p.FailOn = map[gate.Kind]bool{}
 	p.FailOnFailure, p.FailOnRemoved = false, false
 	for _, k := range a.cfg.FailOn {

@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/affected"
 	"github.com/benchgate/benchgate/internal/gate"
@@ -150,7 +153,12 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		runner.Side{Name: "base", Dir: trees[0].Dir()},
 		runner.Side{Name: "head", Dir: trees[1].Dir()}, opts)
 	var res *runner.Result
-	if runErr == nil {
+	if runErr == nil && a.cfg.MaxTime > 0 {
+		var note string
+		note, runErr = a.adaptive(ctx, sess, bf, hf, rawBase, rawHead)
+		meta.Notes = append(meta.Notes, note)
+		meta.Count = sess.Result().Rounds
+	} else if runErr == nil {
 		runErr = sess.Measure(ctx, sess.Units(), 1, a.cfg.Count, bf, hf)
 	}
 	if sess != nil {
@@ -205,6 +213,106 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		}
 	}
 	return a.conclude(*v, meta)
+}
+
+// adaptive runs rounds until every benchmark's time/op is decided (a
+// significant change at a planned look, or shown to be within the
+// threshold) or the --max-time budget is spent. The looks are planned from
+// the budget and the cost of one round (the warm-up), and every one is paid
+// for in the p-values (gate.Policy.Looks), so the false-positive rate stays
+// at alpha however early a benchmark stops.
+func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.File, rawBase, rawHead string) (string, error) {
+	start := time.Now()
+	budget := a.cfg.MaxTime - sess.Result().Elapsed
+	round := max(sess.Result().WarmupTime, time.Millisecond)
+	maxRounds := min(max(int(budget/round), 2), 200)
+	a.looks = planLooks(maxRounds, sess.Units(), a.policy())
+	if !a.cfg.Quiet {
+		fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
+			a.cfg.MaxTime, round.Round(time.Millisecond), maxRounds, a.looks)
+	}
+	active := sess.Units()
+	decidedAt := map[int]int{}
+	r := 0
+	for r < maxRounds && len(active) > 0 {
+		r++
+		if err := sess.Measure(ctx, active, r, 1, bf, hf); err != nil {
+			return fmt.Sprintf("adaptive: stopped in round %d", r), err
+		}
+		v, err := a.lookFiles(rawBase, rawHead)
+		if err != nil {
+			return "", err
+		}
+		var still []runner.Unit
+		for _, u := range active {
+			if _, done := v[u.ID()]; done {
+				decidedAt[r]++
+				continue
+			}
+			still = append(still, u)
+		}
+		active = still
+		if time.Since(start) > budget {
+			break
+		}
+	}
+	note := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, looks after rounds %v; ", a.cfg.MaxTime, r, maxRounds, time.Since(start).Round(time.Second), a.looks)
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(decidedAt)) {
+		parts = append(parts, fmt.Sprintf("%d after round %d", decidedAt[k], k))
+	}
+	if len(parts) > 0 {
+		note += "benchmarks decided early: " + strings.Join(parts, ", ")
+	} else {
+		note += "no benchmark was decided early"
+	}
+	if len(active) > 0 {
+		note += fmt.Sprintf("; %d undecided when the budget ran out", len(active))
+	}
+	return note, nil
+}
+
+// planLooks plans the rounds after which an adaptive run may stop early:
+// the first where the paired test can reach alpha for this many benchmarks
+// (after the correction, with a little room for the looks' own cost), then
+// doubling, at most five looks, the last at maxRounds.
+func planLooks(maxRounds int, units []runner.Unit, p gate.Policy) []int {
+	m := 0
+	for _, u := range units {
+		if u.Sides[0] && u.Sides[1] {
+			m++
+		}
+	}
+	first := max(gate.MinRounds(p.Alpha, max(m, 1), p.Correction)+2, 5)
+	var looks []int
+	for n := first; n < maxRounds && len(looks) < 4; n *= 2 {
+		looks = append(looks, n)
+	}
+	return append(looks, maxRounds)
+}
+
+// lookFiles runs the interim analysis on the raw files so far and returns
+// the decided time benchmarks by unit ID (package + "." + name).
+func (a *app) lookFiles(base, head string) (map[string]gate.Decision, error) {
+	var in [2]stats.Input
+	for i, p := range []string{base, head} {
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in[i] = stats.Input{Name: filepath.Base(p), R: f}
+	}
+	set, err := stats.Load(in[0], in[1])
+	if err != nil {
+		return nil, err
+	}
+	p := a.policy()
+	out := map[string]gate.Decision{}
+	for k, d := range gate.Look(stats.CompareAlpha(set, 0.95, p.Alpha), p) {
+		out[k.Package+"."+k.Name] = d
+	}
+	return out, nil
 }
 
 // verdictFiles judges two raw files.

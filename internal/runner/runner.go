@@ -113,6 +113,9 @@ type Result struct {
 	// is benchgate's own overhead.
 	ProcessTime, BuildTime time.Duration
 	Processes              int
+	// WarmupTime is the wall time of the warm-up: one run of every unit per
+	// side, the cost of one round.
+	WarmupTime time.Duration
 }
 
 // ErrNoBenchmarks means no benchmark matched on either side.
@@ -203,9 +206,11 @@ func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) 
 	if o.Plan != nil {
 		o.Plan(units)
 	}
+	warm := time.Now()
 	if err := r.warmUp(ctx, units); err != nil {
 		return s, err
 	}
+	r.res.WarmupTime = time.Since(warm)
 	return s, nil
 }
 
