@@ -48,6 +48,9 @@ type app struct {
 	cfg   *config.Config
 	meta  report.Meta // of the last judgement, for publishing
 	looks []int       // planned looks of an adaptive run (--max-time)
+
+	calibrating bool         // calibrate: conclude with the noise report
+	calibration *Calibration // its result
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -79,6 +82,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return a.demo(ctx)
 	case "action":
 		return a.action(ctx)
+	case "calibrate":
+		return a.calibrate(ctx)
 	default:
 		code, _ := a.run(ctx)
 		return code
@@ -160,6 +165,9 @@ func (a *app) verdict(in [2]stats.Input, failures []gate.Failure) (*gate.Verdict
 func (a *app) conclude(v gate.Verdict, meta report.Meta) (int, *gate.Verdict) {
 	meta.Tool = "benchgate " + Version
 	a.meta = meta
+	if a.calibrating {
+		return a.calibrationReport(v, meta)
+	}
 	if err := a.write(v, meta); err != nil {
 		return a.errorf(ExitTool, "%v", err), &v
 	}
