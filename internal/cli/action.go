@@ -69,10 +69,24 @@ func (a *app) action(ctx context.Context) int {
 		EventName: name, EventPath: path, Payload: payload, SHA: getenv("GITHUB_SHA"),
 		Base: cfg.Base, Head: cfg.Head, AllowPullRequestTarget: act.AllowPullRequestTarget,
 	})
-	if err != nil {
+	switch {
+	case err != nil && act.Mode == "merge":
+		// The merge needs no commits; without a pull request there is
+		// just no comment.
+		fmt.Fprintf(a.env.Stderr, "benchgate: %v: no pull request to comment on\n", oneLine(err))
+		target = event.Target{}
+	case err != nil && act.Mode == "calibrate" && errors.Is(err, event.ErrNoBase):
+		// Calibration measures one commit: no base needed.
+		target = event.Target{Head: firstNonEmpty(cfg.Head, getenv("GITHUB_SHA"), "HEAD")}
+	case err != nil:
 		return fail(ExitUsage, "%v", oneLine(err))
+	default:
+		fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", target.Description)
 	}
-	fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", target.Description)
+	jsonPath := filepath.Join(ws, ReportJSON)
+	if act.Mode == "merge" {
+		return a.actionMerge(ctx, gh, ws, jsonPath, target, act)
+	}
 	if err := goModule(ctx, dir); err != nil {
 		return fail(ExitUsage, "input working-directory: %v", err)
 	}
@@ -83,6 +97,20 @@ func (a *app) action(ctx context.Context) int {
 	headSHA, err := repo.Resolve(ctx, target.Head)
 	if err != nil {
 		return fail(ExitUsage, "head %s: %v", target.Head, oneLine(err))
+	}
+	if act.Mode == "calibrate" {
+		cfg.Rev, cfg.Base, cfg.Head = shortRef(headSHA), shortRef(headSHA), shortRef(headSHA)
+		cfg.JSON, cfg.Confirm, a.calibrating = jsonPath, false, true
+		code, _ := a.measure(ctx, repo, headSHA, headSHA)
+		chownLike(jsonPath, ws)
+		if a.calibration != nil {
+			md := renderCalibration(a.calibration, a.meta)
+			if err := gh.StepSummary(md); err != nil && !errors.Is(err, github.ErrNotInActions) {
+				fmt.Fprintf(a.env.Stderr, "benchgate: warning: job summary: %v\n", err)
+			}
+			_ = gh.SetOutputs(map[string]string{"verdict": "pass", "regressions": "0", "report-json": ReportJSON})
+		}
+		return code
 	}
 	var baseSHA string
 	if target.BaseFromMergeParent {
@@ -100,16 +128,72 @@ func (a *app) action(ctx context.Context) int {
 	if target.BaseFromMergeParent {
 		cfg.Base = short(target.MergeCommit) + "^1"
 	}
-	jsonPath := filepath.Join(ws, ReportJSON)
 	cfg.JSON = jsonPath
+	shardDir := ""
+	if !cfg.Shard.IsZero() {
+		// The shard's raw results, for an artifact and the merge job.
+		shardDir = fmt.Sprintf("benchgate-shard-%d-of-%d", cfg.Shard.Index, cfg.Shard.Count)
+		cfg.Out = filepath.Join(ws, shardDir)
+		cfg.Confirm = false
+	}
 	code, v := a.measure(ctx, repo, baseSHA, headSHA)
 	chownLike(jsonPath, ws)
+	if shardDir != "" {
+		chownTree(filepath.Join(ws, shardDir), ws)
+		_ = gh.SetOutputs(map[string]string{"shard-dir": shardDir})
+		// One comment, from the merge job.
+		act.Comment = "never"
+	}
 	if v == nil {
 		_ = gh.Annotate(github.Error, "", 0, "benchgate", "benchgate could not finish; see the log above")
 		return code
 	}
 	a.publish(ctx, gh, *v, target, act)
 	return code
+}
+
+// actionMerge is mode merge: the shards' directories (globs relative to the
+// workspace) combined into one verdict, published like a gate run.
+func (a *app) actionMerge(ctx context.Context, gh *github.Actions, ws, jsonPath string, target event.Target, act *config.Action) int {
+	var dirs []string
+	for _, pat := range a.cfg.MergeDirs {
+		matches, err := filepath.Glob(filepath.Join(ws, pat))
+		if err != nil || len(matches) == 0 {
+			_ = gh.Annotate(github.Error, "", 0, "benchgate", fmt.Sprintf("input merge: %q matches nothing in the workspace", pat))
+			return a.errorf(ExitUsage, "input merge: %q matches nothing in the workspace", pat)
+		}
+		dirs = append(dirs, matches...)
+	}
+	if len(dirs) == 0 {
+		return a.errorf(ExitUsage, "input merge: with mode merge, name the shards' directories (e.g. shards/*)")
+	}
+	a.cfg.JSON = jsonPath
+	code, v := a.mergeDirs(dirs)
+	chownLike(jsonPath, ws)
+	if v == nil {
+		return code
+	}
+	a.publish(ctx, gh, *v, target, act)
+	return code
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// chownTree gives every file under dir the owner of ref (see chownLike).
+func chownTree(dir, ref string) {
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			chownLike(p, ref)
+		}
+		return nil
+	})
 }
 
 // shortRef shortens full commit names for display.
