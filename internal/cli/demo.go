@@ -27,10 +27,10 @@ func (a *app) demo(ctx context.Context) int {
 		return a.errorf(ExitTool, "demo repository: %v", err)
 	}
 	fmt.Fprintf(a.env.Stderr, "benchgate demo: example repository with two commits in %s\n", repo)
-	fmt.Fprintf(a.env.Stderr, "benchgate demo: running: benchgate run --base HEAD~1 --head HEAD --count 10 --benchtime 20ms\n")
+	fmt.Fprintf(a.env.Stderr, "benchgate demo: running: benchgate run --base HEAD~1 --head HEAD --count 12 --benchtime 20ms\n")
 	a.cfg.Dir = repo
 	a.cfg.Base, a.cfg.Head = "HEAD~1", "HEAD"
-	a.cfg.Count = 10
+	a.cfg.Count = 12
 	a.cfg.Benchtime = "20ms"
 	a.cfg.Packages = []string{"./..."}
 	code, v := a.run(ctx)
