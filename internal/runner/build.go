@@ -72,8 +72,12 @@ func listPackages(ctx context.Context, s Side, patterns []string, env []string) 
 
 // buildSide compiles one test binary per package with tests, sequentially (the
 // go command parallelizes each build itself). Binaries go to binDir; the
-// combined compiler output is appended to log when it is not nil.
-func buildSide(ctx context.Context, s Side, pkgs []pkg, binDir string, env []string, log io.Writer) ([]pkg, error) {
+// combined compiler output is appended to log when it is not nil. first,
+// if not nil, is called once the first build has finished (or failed).
+func buildSide(ctx context.Context, s Side, pkgs []pkg, binDir string, env []string, log io.Writer, first func()) ([]pkg, error) {
+	if first != nil {
+		defer first() // also on errors and when there is nothing to build
+	}
 	if err := os.MkdirAll(binDir, 0o700); err != nil {
 		return nil, err
 	}
@@ -85,6 +89,10 @@ func buildSide(ctx context.Context, s Side, pkgs []pkg, binDir string, env []str
 		p.Binary = filepath.Join(binDir, strconv.Itoa(i)+".test")
 		c := command{Dir: s.Dir, Env: env, Name: "go", Args: []string{"test", "-c", "-o", p.Binary, p.ImportPath}}
 		out, err := c.run(ctx)
+		if first != nil {
+			first()
+			first = nil
+		}
 		if log != nil {
 			fmt.Fprintf(log, "$ %s\n%s%s", c.String(), out.Stdout, out.Stderr)
 		}
@@ -102,15 +110,24 @@ func buildSide(ctx context.Context, s Side, pkgs []pkg, binDir string, env []str
 	return built, nil
 }
 
-// buildBoth lists and builds both sides concurrently.
+// buildBoth lists and builds both sides concurrently, but head's first build
+// starts only once base's first build is done: the two sides share most
+// dependencies, and two cold builds side by side would compile them twice
+// (measured: 22 s instead of 12 s for a small module with an empty cache).
 func buildBoth(ctx context.Context, sides [2]Side, o *Options) ([2][]pkg, error) {
 	var res [2][]pkg
 	var errs [2]error
 	var wg sync.WaitGroup
+	baseFirst := make(chan struct{})
+	var once sync.Once
+	signal := func() { once.Do(func() { close(baseFirst) }) }
 	for i, s := range sides {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if i == 0 {
+				defer signal() // on every path: head must never wait forever
+			}
 			var log io.Writer
 			if o.LogDir != "" {
 				f, err := os.Create(filepath.Join(o.LogDir, "build-"+s.Name+".log"))
@@ -126,7 +143,16 @@ func buildBoth(ctx context.Context, sides [2]Side, o *Options) ([2][]pkg, error)
 				errs[i] = err
 				return
 			}
-			res[i], errs[i] = buildSide(ctx, s, pkgs, filepath.Join(o.BinDir, s.Name), o.Env, log)
+			var first func()
+			if i == 0 {
+				first = signal
+			} else {
+				select {
+				case <-baseFirst:
+				case <-ctx.Done():
+				}
+			}
+			res[i], errs[i] = buildSide(ctx, s, pkgs, filepath.Join(o.BinDir, s.Name), o.Env, log, first)
 		}()
 	}
 	wg.Wait()
