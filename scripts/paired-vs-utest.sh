@@ -7,6 +7,7 @@
 # CPU hog switches on and off every second (drift). For every run it prints
 # the paired verdict (benchgate's) and benchstat's U test on the same
 # samples, then how often each called Work a regression and Same a change.
+# benchgate's p is adjusted (Holm over the two benchmarks); benchstat's is not.
 set -euo pipefail
 runs=${1:-5}
 rounds=${2:-10}
@@ -71,12 +72,12 @@ git -c user.name=x -c user.email=x@x commit -qam 'head: 7% more work'
 ( exec -a benchgate-paired-hog bash -c 'while :; do timeout 1 sh -c "while :; do :; done"; sleep 1; done' ) &
 hog_pid=$!
 
-printf '| run | Work: benchgate (paired) | Work: benchstat U test | Same: benchgate | Same: benchstat |\n|--:|:--|:--|:--|:--|\n'
+printf '| run | Work: benchgate (test chosen) | Work: benchstat U test | Same: benchgate | Same: benchstat |\n|--:|:--|:--|:--|:--|\n'
 pw=0; uw=0; ps=0; us=0
 for r in $(seq "$runs"); do
   "$work/benchgate" run --base HEAD~1 --count "$rounds" --benchtime 20ms --confirm=false --quiet --json "$work/r$r.json" > /dev/null || true
   row() { jq -r --arg n "$1" '.benchmarks[] | select(.unit == "sec/op" and (.name | startswith($n))) |
-    "\(.status) \(((.delta // 0) * 1000 | round) / 10)% p=\(.p_adjusted // .p | . * 1000 | round / 1000)|\(.benchstat.delta * 1000 | round / 10)% p=\(.benchstat.p * 1000 | round / 1000)"' "$work/r$r.json"; }
+    "\(.status) \(((.delta // 0) * 1000 | round) / 10)% p=\(.p_adjusted // .p | . * 1000 | round / 1000) (\(.test))|\(.benchstat.delta * 1000 | round / 10)% p=\(.benchstat.p * 1000 | round / 1000)"' "$work/r$r.json"; }
   work_row=$(row Work); same_row=$(row Same)
   printf '| %d | %s | %s | %s | %s |\n' "$r" "${work_row%%|*}" "${work_row#*|}" "${same_row%%|*}" "${same_row#*|}"
   [[ ${work_row%%|*} == regression* ]] && pw=$((pw + 1))

@@ -187,6 +187,7 @@ func (a *app) policy() gate.Policy {
 	p := gate.DefaultPolicy()
 	p.Threshold, p.Alpha, p.Correction = a.cfg.Threshold, a.cfg.Alpha, a.cfg.Correction
 	p.Looks = a.looks
+	p.Test = a.cfg.Test
 	p.FailOn = map[gate.Kind]bool{}
 	p.FailOnFailure, p.FailOnRemoved = false, false
 	for _, k := range a.cfg.FailOn {
@@ -203,6 +204,8 @@ func (a *app) policy() gate.Policy {
 			p.FailOnRemoved = true
 		case "inconclusive":
 			p.FailOnInconclusive = true
+		case "scaling":
+			p.FailOnScaling = true
 		}
 	}
 	return p

@@ -47,6 +47,7 @@ type Config struct {
 	Threshold  float64 // fraction: 0.05 is 5%
 	Alpha      float64
 	Correction string   // holm, bh or none: suite-wide error control
+	Test       string   // auto, paired or utest: the time/op test
 	FailOn     []string // kinds that fail the gate: time, allocs, bytes, failure, removed
 
 	// Where to write.
@@ -67,7 +68,7 @@ func usagef(format string, args ...any) error {
 }
 
 // FailOnKinds are the accepted --fail-on values.
-var FailOnKinds = []string{"time", "allocs", "bytes", "failure", "removed", "inconclusive"}
+var FailOnKinds = []string{"time", "allocs", "bytes", "failure", "removed", "inconclusive", "scaling"}
 
 // Defaults returns the configuration with every default applied.
 func Defaults() Config {
@@ -81,6 +82,7 @@ func Defaults() Config {
 		Threshold:  0.05,
 		Alpha:      0.01,
 		Correction: "holm",
+		Test:       "auto",
 		Confirm:    true,
 		Rev:        "HEAD",
 		FailOn:     []string{"time", "allocs", "bytes", "failure"},
@@ -107,9 +109,11 @@ flags:
   --seed N           seed of the randomized run order (default: random, printed)
   --threshold PCT    smallest time/op change that counts, e.g. 5% (default 5%)
   --alpha P          significance level of the time/op test, in (0, 1) (default 0.01)
-  --fail-on LIST     findings that fail the gate: time,allocs,bytes,failure,removed,inconclusive
+  --fail-on LIST     findings that fail the gate: time,allocs,bytes,failure,removed,inconclusive,scaling
                      (default time,allocs,bytes,failure)
   --correction C     suite-wide error control over all time/op tests: holm, bh or none (default holm)
+  --test T           the time/op test: auto (paired where pairing removes noise, else benchstat's U test),
+                     paired or utest (default auto)
   --confirm=false    fail on a time regression without re-running the flagged benchmarks to confirm it
   --max-time D       adaptive: stop adding rounds once every benchmark is decided, or after D
   --pin              pin each benchmark process to fixed CPUs (Linux)
@@ -175,6 +179,7 @@ func Parse(args []string) (*Config, error) {
 	fs.BoolVar(&c.Pin, "pin", false, "")
 	fs.StringVar(&c.Rev, "rev", c.Rev, "")
 	fs.Func("correction", "", func(s string) error { return correction(s, &c.Correction) })
+	fs.Func("test", "", func(s string) error { return timeTest(s, &c.Test) })
 	fs.Func("max-time", "", func(s string) error { return positiveDuration(s, &c.MaxTime) })
 	var packagesFlag []string
 	fs.Func("packages", "", func(s string) error {
@@ -319,6 +324,15 @@ func packages(s string) ([]string, bool, error) {
 		}
 	}
 	return fields, false, nil
+}
+
+func timeTest(s string, dst *string) error {
+	switch s = strings.TrimSpace(s); s {
+	case "auto", "paired", "utest":
+		*dst = s
+		return nil
+	}
+	return errors.New("want auto, paired or utest")
 }
 
 func correction(s string, dst *string) error {

@@ -45,6 +45,7 @@ var Inputs = []Input{
 	{"timeout", "10m"},
 	{"seed", ""},
 	{"correction", "holm"},
+	{"test", "auto"},
 	{"confirm", "true"},
 	{"max-time", ""},
 	{"pin", "false"},
@@ -141,6 +142,8 @@ func setInput(c *Config, a *Action, name, v string) error {
 		err = positiveDuration(v, &c.Timeout)
 	case "correction":
 		err = correction(v, &c.Correction)
+	case "test":
+		err = timeTest(v, &c.Test)
 	case "confirm":
 		c.Confirm, err = strconv.ParseBool(v)
 		if err != nil {

@@ -100,7 +100,9 @@
 // # Noise
 //
 // For every paired row, Result.Noise is the robust standard deviation of
-// the per-round log-ratios (≈ the relative noise of one round's ratio) and
+// the per-round log-ratios (≈ the relative noise of one round's ratio; for
+// a row judged by the U test, √2 × the spread within a side, its
+// equivalent) and
 // Result.MDE the smallest change the test finds with 80 % power at the
 // level one changed benchmark must reach after correction and looks
 // (stats.MDE). When MDE > Threshold the row is TooNoisy: a change at the
@@ -298,6 +300,10 @@ type Policy struct {
 	// FailOnInconclusive makes an inconclusive time row (of a gated kind)
 	// fail the gate.
 	FailOnInconclusive bool
+	// Test chooses the time/op test: "auto" (or ""): the paired test where
+	// pairing removes noise, else the U test; "paired": the paired test
+	// whenever it can reach Alpha; "utest": benchstat's U test always.
+	Test string
 	// Looks lists the numbers of rounds after which a sequential run may
 	// stop early ([Look]); nil for a run of fixed length. Judge accounts
 	// for the looks in the p-values.
@@ -674,15 +680,17 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 			r.Noise = ptr(c.Paired.Noise)
 		}
 		switch {
-		case c.Paired != nil && floorAdj(TestPaired, c, m, p) < p.Alpha &&
-			(pairingHelps(c) || c.P == nil || floorAdj(TestUTest, c, m, p) >= p.Alpha):
+		case c.Paired != nil && p.Test != string(TestUTest) && floorAdj(TestPaired, c, m, p) < p.Alpha &&
+			(p.Test == string(TestPaired) || pairingHelps(c) || c.P == nil || floorAdj(TestUTest, c, m, p) >= p.Alpha):
 			r.Test = TestPaired
 			r.Delta = ptr(c.Paired.Ratio - 1)
 			r.P = ptr(c.Paired.P)
 		case c.P != nil && floorAdj(TestUTest, c, m, p) < p.Alpha:
 			r.Test = TestUTest
 			r.Delta, r.P = c.Delta, c.P
-			if c.Paired != nil {
+			if c.Paired != nil && p.Test != string(TestUTest) && floorAdj(TestPaired, c, m, p) >= p.Alpha {
+				// Not chosen for the noise: the paired test could not
+				// have reached alpha with this few rounds.
 				w.fallback[c.Paired.N] = append(w.fallback[c.Paired.N], r.Name)
 			}
 		default:
@@ -721,18 +729,34 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 			notes = append(notes, corr)
 		}
 		judgeSignificance(r, p, strings.Join(notes, ", "))
-		if r.Test != TestPaired {
+		var n int
+		var noise float64
+		switch {
+		case r.Test == TestPaired:
+			n, noise = r.Paired.N, r.Paired.Noise
+		case r.Test == TestUTest && r.Base != nil && r.Head != nil && r.Base.N >= 2 && r.Head.N >= 2:
+			sb, sh := logSpread(r.Base.Values), logSpread(r.Head.Values)
+			n, noise = min(r.Base.N, r.Head.N), math.Sqrt2*math.Sqrt((sb*sb+sh*sh)/2)
+			if noise == 0 {
+				continue
+			}
+			r.Noise = ptr(noise)
+		default:
 			continue
 		}
-		n := r.Paired.N
-		mde := stats.MDE(n, r.Paired.Noise, level)
+		var mde float64
+		if r.Test == TestPaired {
+			mde = stats.MDE(n, noise, level)
+		} else {
+			mde = mdeU(n, noise, level)
+		}
 		r.MDE = ptr(mde)
 		if p.Threshold > 0 && mde > p.Threshold+thresholdSlack {
 			r.TooNoisy = true
 			w.tooNoisy = append(w.tooNoisy, noisy{r.Name, mde})
 			if r.Status == Unchanged {
 				r.Reason += fmt.Sprintf("; too noisy to judge: changes under %s cannot be seen at this noise (%s per round, %d rounds)",
-					fmtAbsPct(mde), fmtAbsPct(r.Paired.Noise), n)
+					fmtAbsPct(mde), fmtAbsPct(noise), n)
 			}
 		}
 	}
@@ -1081,6 +1105,19 @@ func splitProcs(name string) (base, procs string, ok bool) {
 		}
 	}
 	return name[:i], name[i+1:], true
+}
+
+// mdeU is the smallest change the U test finds with 80 % power on n + n
+// values whose difference varies like n pairs of log-ratio noise noise
+// (√2 × the spread within a side): the large-sample value
+// (z₁₋α/₂ + z₀.₈)·noise/√(3n/π) of the rank tests (efficiency 3/π). The U
+// test has no 2/2^n floor, so unlike stats.MDE there is no small-n limit.
+func mdeU(n int, noise, alpha float64) float64 {
+	if n < 1 || noise <= 0 || !(alpha > 0 && alpha < 1) {
+		return 0
+	}
+	z := func(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
+	return math.Expm1((z(1-alpha/2) + z(0.8)) * noise / math.Sqrt(3*float64(n)/math.Pi))
 }
 
 // pairMargin is how much less noisy the pairs must be for the paired test

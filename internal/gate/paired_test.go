@@ -54,7 +54,9 @@ func TestPairedTestSeesThroughDrift(t *testing.T) {
 
 	// The same samples without rounds: benchstat's answer, unchanged.
 	u := Judge([]stats.Comparison{unpaired("p", "X", "sec/op", base, head)}, nil, DefaultPolicy())
-	if r := u.Results[0]; r.Test != TestUTest || r.Status != Unchanged || r.Noise != nil || r.MDE != nil {
+	// The drift is not removed: the U test sees it as noise, and says how
+	// little it can see through it.
+	if r := u.Results[0]; r.Test != TestUTest || r.Status != Unchanged || r.Noise == nil || r.MDE == nil || !r.TooNoisy {
 		t.Errorf("unpaired: test %q status %q noise %v MDE %v: %s", r.Test, r.Status, r.Noise, r.MDE, r.Reason)
 	}
 }
@@ -80,7 +82,11 @@ func TestPairedBoundaries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := Judge([]stats.Comparison{measured("p", "X", "sec/op", tt.base, tt.head)}, nil, DefaultPolicy())
+			// The mechanics of the paired test itself: forced, since
+			// these constructed samples have no drift for "auto" to see.
+			pol := DefaultPolicy()
+			pol.Test = string(TestPaired)
+			v := Judge([]stats.Comparison{measured("p", "X", "sec/op", tt.base, tt.head)}, nil, pol)
 			r := v.Results[0]
 			if got, want := [3]string{string(r.Status), string(r.Test), r.Reason}, [3]string{string(tt.status), string(tt.test), tt.reason}; got != want {
 				t.Errorf("status, test, reason:\n got  %q\n want %q", got, want)
@@ -314,7 +320,7 @@ func TestTooNoisy(t *testing.T) {
 	v := Judge([]stats.Comparison{
 		measured("p", "Noisy", "sec/op", base, head),
 		measured("p", "Quiet", "sec/op", quietB, quietH),
-	}, nil, DefaultPolicy())
+	}, nil, pairedPolicy())
 	noisy, quiet := v.Results[0], v.Results[1]
 	if !noisy.TooNoisy || noisy.Status != Unchanged || *noisy.MDE <= 0.05 {
 		t.Fatalf("noisy: too noisy %v status %q MDE %v: %s", noisy.TooNoisy, noisy.Status, *noisy.MDE, noisy.Reason)
@@ -464,7 +470,7 @@ func TestJudgeWithLooks(t *testing.T) {
 	// 10 rounds, one faster: p = 4/1024. Looks after 9 and 10 rounds can
 	// both give a p that small: the sequential p is twice it.
 	c := measured("p", "X", "sec/op", rep(100, 10), []float64{110, 110, 110, 110, 110, 110, 110, 110, 110, 99})
-	p := DefaultPolicy()
+	p := pairedPolicy()
 	p.Looks = []int{5, 9, 10}
 	r := Judge([]stats.Comparison{c}, nil, p).Results[0]
 	if r.Status != Regression || math.Abs(*r.PAdjusted-8.0/1024) > 1e-15 || r.Reason != "p=0.008 (raw 0.004, 2 looks) < α=0.01 and +10.0% ≥ +5%" {
@@ -598,5 +604,41 @@ func TestSequentialFalsePositives(t *testing.T) {
 	}
 	if naiveRate < 0.07 {
 		t.Errorf("naive looking should inflate the rate, got %.3f", naiveRate)
+	}
+}
+
+// pairedPolicy forces the paired test, for tests of its mechanics on
+// constructed samples without drift (which "auto" would give to the U test).
+func pairedPolicy() Policy {
+	p := DefaultPolicy()
+	p.Test = string(TestPaired)
+	return p
+}
+
+// TestAutoChoosesByNoise: "auto" gives rows with drift (which the pairs
+// cancel) to the paired test, and drift-free rows to the U test.
+func TestAutoChoosesByNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var iidB, iidH []float64
+	for range 12 {
+		iidB = append(iidB, 100*math.Exp(0.02*rng.NormFloat64()))
+		iidH = append(iidH, 100*math.Exp(0.02*rng.NormFloat64()))
+	}
+	driftB, driftH := drifted(12, 0, 0.005, 5)
+	v := Judge([]stats.Comparison{
+		measured("p", "Drift", "sec/op", driftB, driftH),
+		measured("p", "IID", "sec/op", iidB, iidH),
+	}, nil, DefaultPolicy())
+	if got := [2]Test{v.Results[0].Test, v.Results[1].Test}; got != [2]Test{TestPaired, TestUTest} {
+		t.Errorf("tests chosen %v, want paired for the drifting row and utest for the other", got)
+	}
+	for _, force := range []Test{TestPaired, TestUTest} {
+		p := DefaultPolicy()
+		p.Test = string(force)
+		for _, r := range Judge([]stats.Comparison{measured("p", "Drift", "sec/op", driftB, driftH), measured("p", "IID", "sec/op", iidB, iidH)}, nil, p).Results {
+			if r.Test != force {
+				t.Errorf("Test %q: %s judged by %q", force, r.Name, r.Test)
+			}
+		}
 	}
 }

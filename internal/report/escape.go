@@ -3,6 +3,7 @@ package report
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -175,4 +176,34 @@ func codeSpan(s string) string {
 		s = " " + s + " "
 	}
 	return fence + s + fence
+}
+
+// mermaidPunct lists the ASCII punctuation that mermaidText keeps: none
+// of it is Mermaid, Markdown or HTML syntax inside a quoted label.
+const mermaidPunct = " /=.,_+-()"
+
+// mermaidText makes an untrusted string (a benchmark or package name) safe
+// as a quoted label ("...") in a Mermaid diagram inside a ```mermaid
+// fence, and shortens it to at most n runes ("…" marks the cut). Only
+// letters, digits and the characters of mermaidPunct are kept; every
+// other character becomes "_": quotes and brackets (which would end the
+// label or the list), backticks (Mermaid's Markdown strings, and the
+// fence), "%" (the "%%" of comments and directives), "#" and ";" (entity
+// codes such as #quot;), "<", ">", "&", braces, colons, line breaks, and
+// control, format (bidi) and invalid characters. The result has no
+// newline and no backtick, so it cannot close the fence.
+func mermaidText(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf {
+			if ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') || strings.ContainsRune(mermaidPunct, r) {
+				return r
+			}
+			return '_'
+		}
+		if r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return r
+		}
+		return '_'
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	return truncate(s, n)
 }

@@ -11,7 +11,8 @@
 //   - a one-line verdict header, "✅ benchgate: pass" or "❌ benchgate:
 //     fail", with the number of rows of each status (and how many
 //     regressions were confirmed or vanished on confirmation, and how
-//     many rows are too noisy);
+//     many rows are too noisy, and how many benchmarks' parallel scaling
+//     got worse);
 //   - the refs and short SHAs compared, rounds, benchtime, seed, the
 //     threshold and α, the correction and the number of time/op
 //     comparisons it covers, sequential looks and confirmation when used,
@@ -27,6 +28,25 @@
 //   - Improvements;
 //   - Vanished on confirmation: time regressions of the screening run that
 //     the confirmation run did not find again (gate.Confirm);
+//   - Largest time/op changes: a Mermaid chart (GitHub renders ```mermaid
+//     blocks in comments and job summaries; elsewhere it reads as text),
+//     when at least 2 time rows have a paired estimate with a 95%
+//     interval (6 rounds or more). It shows up to 15 of them,
+//     regressions first, then improvements, then the rest, each by
+//     decreasing size of the change. Mermaid's xychart draws bars from
+//     the axis minimum, never from 0, so signed bars would mislead: the
+//     chart is a horizontal xychart-beta of the size |head/base − 1| in
+//     % on an axis from 0, as two bar series (slower in red, faster in
+//     green; one of the two is 0 in each row), with two lines bounding
+//     the interval of that size; each label is the benchmark name with
+//     the signed change ("Encode-8 +7.3%"). The figures are the paired
+//     (Hodges–Lehmann) estimate and interval, the ones the change column
+//     shows for a paired row;
+//   - CPU scaling: for runs with several GOMAXPROCS values (--cpu
+//     1,2,4,8; gate.Verdict.Scaling), one row per benchmark with the
+//     base → head speed-ups t(smallest cpu)/t(cpu) of the medians in one
+//     column per cpu value, "⚠️" (and listed first) when parallel scaling
+//     got worse, and the gate's reason;
 //   - every other row (failed, inconclusive, removed, new, unstable,
 //     unchanged) collapsed in a <details> element;
 //   - Warnings: the verdict's warnings (rows that could not be judged or
@@ -77,6 +97,10 @@
 // many of each were cut, linking Options.DetailsURL (an http or https
 // URL) when set. Only if the regressions alone do not fit are they cut
 // too, and the line says so. The minimum useful MaxChars is about 1,000.
+// The chart is optional content: it is shown only when every row and
+// every other section fits with it, so it is the first thing dropped
+// (and the line says so); the CPU scaling rows are cut like table rows,
+// after the vanished regressions and before the collapsed rows.
 //
 // # Untrusted text
 //
@@ -86,7 +110,13 @@
 // whose fence the output cannot close), so it cannot break a table, inject
 // HTML or images, start a link, mention a user or team, or reference an
 // issue. Names longer than 200 runes are truncated with "…"; failure output
-// is limited to 20 lines of 300 runes.
+// is limited to 20 lines of 300 runes. In the Mermaid chart, where
+// Markdown escapes mean nothing, a name keeps only letters, digits,
+// spaces and / = . , _ + - ( ); any other character (quotes, brackets,
+// backticks, "%", "#", ";", "<", ">", "&", braces, line breaks, control
+// and bidi characters) becomes "_", so a label cannot end its string,
+// start a Mermaid comment, directive or entity, or close the fence; it is
+// cut at 40 runes.
 //
 // # JSON
 //
@@ -105,6 +135,7 @@
 //	             "fail_on": ["time", "allocs", "bytes"],
 //	             "fail_on_failure": bool, "fail_on_removed": bool,
 //	             "fail_on_inconclusive": bool,
+//	             "fail_on_scaling": bool,  // worse parallel scaling fails the gate (off by default)
 //	             "looks": [int]},           // rounds of the planned sequential looks; [] for a fixed run
 //	  "correction": "holm" | "bh" | "none", // over the time/op comparisons
 //	  "time_comparisons": int,             // how many the correction covers (m)
@@ -143,6 +174,17 @@
 //	    "warnings": [string]               // benchmath's caveats ("base: "/"head: " for one side's); none for exact checks
 //	  }],
 //	  "failures": [{"package": string, "name": string, "side": "base" | "head", "message": string}],
+//	  "scaling": [{                        // runs with several GOMAXPROCS values (--cpu 1,2,4,8); [] otherwise
+//	    "package": string,
+//	    "name": string,                    // benchmark name without the "-GOMAXPROCS" suffix: "Encode/size=64"
+//	    "cpus": [int],                     // GOMAXPROCS values measured on both sides, ascending (≥ 2)
+//	    "base": [number],                  // speed-ups t(cpus[0])/t(cpu) of the medians, one per cpu; base[0] = 1
+//	    "head": [number],
+//	    "change": number | null,           // paired head/base at the largest cpu ÷ at the smallest − 1 (+1.5: base's
+//	                                       // speed-up is 2.5 × head's); null without paired rounds
+//	    "worse": bool,                     // parallel scaling got worse: change ≥ threshold, intervals disjoint
+//	    "reason": string
+//	  }],
 //	  "warnings": [string],
 //	  "notes": [string]
 //	}
@@ -223,13 +265,16 @@ func Markdown(v gate.Verdict, m Meta, opt Options) string {
 		footer = legend + footer
 	}
 
+	pic := chart(v.Results)
 	sections := []cut{
 		{total: len(regs), what: "regressions"},
 		{total: len(fails), what: "failures"},
 		{total: len(warns), what: "warnings"},
 		{total: len(imps), what: "improvements"},
 		{total: len(gone), what: "vanished regressions"},
+		{total: len(v.Scaling), what: "cpu scaling rows"},
 		{total: len(rest), what: "other results"},
+		{total: boolRank(pic != ""), whole: "the chart of the largest changes"},
 	}
 	budget := -1 // unlimited
 	if opt.MaxChars > 0 {
@@ -253,9 +298,20 @@ func Markdown(v gate.Verdict, m Meta, opt Options) string {
 	spend(impText)
 	goneText, nGone := tableSection("\n#### Vanished on confirmation ("+strconv.Itoa(len(gone))+")\n\n", "", gone, budget)
 	spend(goneText)
+	scaleText, nScale := scalingSection(v, budget)
+	spend(scaleText)
 	restText, nRest := tableSection(
 		"\n<details><summary>"+restSummary(rest)+"</summary>\n\n", "\n</details>\n", rest, budget)
 	spend(restText)
+	// The chart is optional: it is dropped before any row is cut.
+	nPic := 0
+	if pic != "" && (budget < 0 || len(pic) <= budget) && nRegs == len(regs) && nFails == len(fails) &&
+		nWarns == len(warns) && nImps == len(imps) && nGone == len(gone) && nScale == len(v.Scaling) && nRest == len(rest) {
+		spend(pic)
+		nPic = 1
+	} else {
+		pic = ""
+	}
 
 	var b strings.Builder
 	b.WriteString(top)
@@ -263,9 +319,11 @@ func Markdown(v gate.Verdict, m Meta, opt Options) string {
 	b.WriteString(failText)
 	b.WriteString(impText)
 	b.WriteString(goneText)
+	b.WriteString(pic)
+	b.WriteString(scaleText)
 	b.WriteString(restText)
 	b.WriteString(warnText)
-	for i, n := range []int{nRegs, nFails, nWarns, nImps, nGone, nRest} {
+	for i, n := range []int{nRegs, nFails, nWarns, nImps, nGone, nScale, nRest, nPic} {
 		sections[i].shown = n
 	}
 	if cutAny(sections) {
@@ -382,6 +440,7 @@ func headerCounts(v gate.Verdict) string {
 	add(v.Count(gate.Improvement), "improvement", "improvements")
 	add(ungated, "ungated regression", "ungated regressions")
 	add(inconclusive-inconclusiveGated, "inconclusive", "inconclusive")
+	add(len(v.ScalingWorse()), "benchmark scaling worse", "benchmarks scaling worse")
 	add(noisy, "too noisy", "too noisy")
 	add(v.Count(gate.Unstable), "unstable", "unstable")
 	add(v.Count(gate.New), "new", "new")
@@ -634,9 +693,10 @@ func summaryWarnings(s *stats.Summary) []string {
 }
 
 // cut counts the shown and total items of one section of the report.
+// A section of one whole item (the chart) is named by whole instead.
 type cut struct {
 	shown, total int
-	what         string
+	what, whole  string
 }
 
 func cutAny(cs []cut) bool {
@@ -653,7 +713,11 @@ func cutAny(cs []cut) bool {
 func cutNote(cs []cut, detailsURL string) string {
 	var parts []string
 	for _, c := range cs {
-		if c.shown < c.total {
+		switch {
+		case c.shown >= c.total:
+		case c.whole != "":
+			parts = append(parts, c.whole)
+		default:
 			parts = append(parts, strconv.Itoa(c.total-c.shown)+" of "+strconv.Itoa(c.total)+" "+c.what)
 		}
 	}
@@ -875,6 +939,7 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 			FailOnFailure:      v.Policy.FailOnFailure,
 			FailOnRemoved:      v.Policy.FailOnRemoved,
 			FailOnInconclusive: v.Policy.FailOnInconclusive,
+			FailOnScaling:      v.Policy.FailOnScaling,
 			Looks:              append([]int{}, v.Policy.Looks...),
 		},
 		Correction:   v.Correction,
@@ -883,6 +948,7 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		Confirmed:    v.Confirmed,
 		Benchmarks:   make([]jsonBenchmark, 0, len(v.Results)),
 		Failures:     make([]jsonFailure, 0, len(v.Failures)),
+		Scaling:      make([]jsonScaling, 0, len(v.Scaling)),
 		Warnings:     append([]string{}, v.Warnings...),
 		Notes:        append([]string{}, m.Notes...),
 	}
@@ -905,6 +971,9 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	}
 	for _, f := range v.Failures {
 		doc.Failures = append(doc.Failures, jsonFailure{Package: f.Package, Name: f.Name, Side: f.Side, Message: f.Message})
+	}
+	for _, s := range v.Scaling {
+		doc.Scaling = append(doc.Scaling, jsonScalingOf(s))
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -930,6 +999,7 @@ type jsonDoc struct {
 	Confirmed    bool            `json:"confirmed"`
 	Benchmarks   []jsonBenchmark `json:"benchmarks"`
 	Failures     []jsonFailure   `json:"failures"`
+	Scaling      []jsonScaling   `json:"scaling"`
 	Warnings     []string        `json:"warnings"`
 	Notes        []string        `json:"notes"`
 }
@@ -1017,6 +1087,7 @@ type jsonPolicy struct {
 	FailOnFailure      bool     `json:"fail_on_failure"`
 	FailOnRemoved      bool     `json:"fail_on_removed"`
 	FailOnInconclusive bool     `json:"fail_on_inconclusive"`
+	FailOnScaling      bool     `json:"fail_on_scaling"`
 	Looks              []int    `json:"looks"`
 }
 
@@ -1082,6 +1153,29 @@ type jsonSummary struct {
 	N      int      `json:"n"`
 	Min    *float64 `json:"min"`
 	Max    *float64 `json:"max"`
+}
+
+type jsonScaling struct {
+	Package string     `json:"package"`
+	Name    string     `json:"name"`
+	CPUs    []int      `json:"cpus"`
+	Base    []*float64 `json:"base"`
+	Head    []*float64 `json:"head"`
+	Change  *float64   `json:"change"`
+	Worse   bool       `json:"worse"`
+	Reason  string     `json:"reason"`
+}
+
+func jsonScalingOf(s gate.Scaling) jsonScaling {
+	j := jsonScaling{Package: s.Package, Name: s.Name, CPUs: append([]int{}, s.CPUs...), Base: []*float64{}, Head: []*float64{},
+		Change: numPtr(s.Change), Worse: s.Worse, Reason: s.Reason}
+	for _, v := range s.Base {
+		j.Base = append(j.Base, num(v))
+	}
+	for _, v := range s.Head {
+		j.Head = append(j.Head, num(v))
+	}
+	return j
 }
 
 type jsonFailure struct {

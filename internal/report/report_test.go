@@ -513,7 +513,7 @@ func TestMarkdownFitsGitHubLimit(t *testing.T) {
 	if !strings.HasPrefix(md, "<!-- benchgate -->\n### ❌ benchgate: fail — 3 regressions, 4997 unchanged") {
 		t.Errorf("header:\n%s", md[:200])
 	}
-	if !strings.Contains(md, "not shown are ") || !strings.Contains(md, "of 4997 other results. [Full report](https://example.com/run/1).") {
+	if !strings.Contains(md, "not shown are ") || !strings.Contains(md, "of 4997 other results, the chart of the largest changes. [Full report](https://example.com/run/1).") {
 		t.Errorf("no cut note saying what was cut")
 	}
 	if !strings.HasSuffix(md, "Reproduce the numbers: `benchgate compare base.txt head.txt`; benchstat's (base, head, benchstat): `benchstat -ignore round base.txt head.txt`\n") {
@@ -546,7 +546,7 @@ func TestMarkdownCutsRegressionsOnlyWhenTheyAloneDoNotFit(t *testing.T) {
 	if shown == 0 || shown == 2000 {
 		t.Fatalf("%d of 2000 regressions shown", shown)
 	}
-	if want := fmt.Sprintf("not shown are %d of 2000 regressions.", 2000-shown); !strings.Contains(md, want) {
+	if want := fmt.Sprintf("not shown are %d of 2000 regressions, the chart of the largest changes.", 2000-shown); !strings.Contains(md, want) {
 		t.Errorf("cut note does not say %q", want)
 	}
 }

@@ -1,0 +1,255 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// hostileMermaid are names that try to break out of a Mermaid label, the
+// diagram or the code fence.
+var hostileMermaid = []string{
+	`a"] --> B[x`,
+	"```",
+	"x\n```\n<img src=x onerror=alert(1)>",
+	"%%{init: {\"theme\": \"dark\"}}%%",
+	"#quot;#35;&quot;",
+	"a;b:c{d}e|f`g`",
+	"bidi\u202eevil",
+	"bad\xffutf8",
+}
+
+func TestMermaidText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Encode/format=json-8", "Encode/format=json-8"},
+		{"Sort/n=1,000 (x+y)_z.w", "Sort/n=1,000 (x+y)_z.w"},
+		{`a"] --> B[x`, "a__ --_ B_x"},
+		{"```", "___"},
+		{"a\nb\r\nc", "a_b__c"},
+		{"%%{init}%%", "___init___"},
+		{"#quot;", "_quot_"},
+		{"größe-8", "größe-8"},
+		{"bidi\u202eevil\u2066", "bidi_evil_"},
+		{"bad\xffutf8", "bad_utf8"},
+		{strings.Repeat("x", 50), strings.Repeat("x", 39) + "…"},
+	}
+	for _, tt := range tests {
+		if got := mermaidText(tt.in, 40); got != tt.want {
+			t.Errorf("mermaidText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+var mermaidSafe = regexp.MustCompile(`^[\pL\pN /=.,_+()…-]*$`)
+
+func FuzzMermaidText(f *testing.F) {
+	for _, s := range hostileMermaid {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := mermaidText(in, 40)
+		if !utf8.ValidString(out) || !mermaidSafe.MatchString(out) || utf8.RuneCountInString(out) > 40 {
+			t.Fatalf("mermaidText(%q) = %q", in, out)
+		}
+	})
+}
+
+// pairedRow is a time row with a paired estimate ratio and a ±1% interval.
+func pairedRow(pkg, name string, status gate.Status, ratio float64) gate.Result {
+	d := ratio - 1
+	return gate.Result{
+		Comparison: stats.Comparison{
+			Key:    stats.Key{Package: pkg, Name: name, Unit: "sec/op"},
+			Base:   summary(rep(1e-6, 10)...),
+			Head:   summary(rep(ratio*1e-6, 10)...),
+			Paired: &stats.Paired{N: 10, Ratio: ratio, Low: ratio * 0.99, High: ratio * 1.01, Confidence: 0.95},
+		},
+		Kind: gate.Time, Status: status, Test: gate.TestPaired, Delta: &d, Reason: "constructed",
+	}
+}
+
+// mermaidBlock returns the body of the only ```mermaid block of md.
+func mermaidBlock(t *testing.T, md string) string {
+	t.Helper()
+	if n := strings.Count(md, "```mermaid\n"); n != 1 {
+		t.Fatalf("%d mermaid blocks, want 1:\n%s", n, md)
+	}
+	body := md[strings.Index(md, "```mermaid\n")+len("```mermaid\n"):]
+	end := strings.Index(body, "\n```\n")
+	if end < 0 {
+		t.Fatalf("mermaid block not closed:\n%s", md)
+	}
+	return body[:end]
+}
+
+// chartSeries parses the x-axis labels and the series of a chart body.
+func chartSeries(t *testing.T, body string) (labels []string, series map[string][][]float64) {
+	t.Helper()
+	series = map[string][][]float64{}
+	for _, line := range strings.Split(body, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "x-axis ["):
+			list := strings.TrimSuffix(strings.TrimPrefix(line, "x-axis ["), "]")
+			for _, l := range strings.Split(list, ", ") {
+				if len(l) < 2 || l[0] != '"' || l[len(l)-1] != '"' || strings.Count(l, `"`) != 2 {
+					t.Fatalf("label %s is not one quoted string", l)
+				}
+				labels = append(labels, l[1:len(l)-1])
+			}
+		case strings.HasPrefix(line, "bar ["), strings.HasPrefix(line, "line ["):
+			kind, list, _ := strings.Cut(line, " ")
+			var vals []float64
+			if err := json.Unmarshal([]byte(list), &vals); err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			series[kind] = append(series[kind], vals)
+		}
+	}
+	return labels, series
+}
+
+func TestChartHostileNames(t *testing.T) {
+	var results []gate.Result
+	for i, name := range hostileMermaid {
+		results = append(results, pairedRow("example.com/"+name, name, gate.Regression, 1.1+0.01*float64(i)))
+	}
+	results = append(results, pairedRow("p", "Fine-8", gate.Improvement, 0.8))
+	v := gate.Verdict{Results: results, Policy: gate.DefaultPolicy()}
+	md := Markdown(v, Meta{}, Options{})
+	body := mermaidBlock(t, md)
+	// Nothing of the names escapes the fence or the labels.
+	outside := stripFences(t, md)
+	for _, d := range []string{"<img", "```", `"]`} {
+		if strings.Contains(outside, d) {
+			t.Errorf("report contains %q outside code blocks", d)
+		}
+	}
+	for i, line := range strings.Split(body, "\n") {
+		if strings.ContainsAny(line, "`\r\u202e") || (i > 0 && strings.Contains(line, "%%")) {
+			t.Errorf("chart line %d is unsafe: %q", i, line)
+		}
+	}
+	labels, series := chartSeries(t, body)
+	if len(labels) != len(results) || len(series["bar"]) != 2 || len(series["line"]) != 2 {
+		t.Fatalf("%d labels, %d bar and %d line series:\n%s", len(labels), len(series["bar"]), len(series["line"]), body)
+	}
+	for _, s := range append(series["bar"], series["line"]...) {
+		if len(s) != len(labels) {
+			t.Errorf("series of %d values for %d labels", len(s), len(labels))
+		}
+	}
+	seen := map[string]bool{}
+	for _, l := range labels {
+		i := strings.LastIndexByte(l, ' ')
+		if seen[l] || i < 0 || !mermaidSafe.MatchString(l[:i]) {
+			t.Errorf("label %q is repeated or unsafe", l)
+		}
+		seen[l] = true
+	}
+	if want := `"a__ --_ B_x +10.0%"`; !strings.Contains(body, want) {
+		t.Errorf("chart lacks the sanitized label %s:\n%s", want, body)
+	}
+}
+
+func TestChartRowsAndOrder(t *testing.T) {
+	var results []gate.Result
+	// 12 unchanged rows with growing changes, 5 regressions, 3
+	// improvements, a failed row and a row without an interval.
+	for i := range 12 {
+		results = append(results, pairedRow("p", fmt.Sprintf("Same%02d-8", i), gate.Unchanged, 1+0.001*float64(i)))
+	}
+	for i := range 5 {
+		results = append(results, pairedRow("p", fmt.Sprintf("Slow%d-8", i), gate.Regression, 1.06+0.02*float64(i)))
+	}
+	for i := range 3 {
+		results = append(results, pairedRow("p", fmt.Sprintf("Fast%d-8", i), gate.Improvement, 0.9-0.05*float64(i)))
+	}
+	failed := pairedRow("p", "Crash-8", gate.Failed, 3)
+	noInterval := pairedRow("p", "Sparse-8", gate.Inconclusive, 4)
+	noInterval.Paired.Low, noInterval.Paired.High = 0, math.Inf(1)
+	results = append(results, failed, noInterval)
+	body := mermaidBlock(t, Markdown(gate.Verdict{Results: results, Policy: gate.DefaultPolicy()}, Meta{}, Options{}))
+	labels, series := chartSeries(t, body)
+	want := []string{
+		"Slow4-8 +14.0%", "Slow3-8 +12.0%", "Slow2-8 +10.0%", "Slow1-8 +8.0%", "Slow0-8 +6.0%",
+		"Fast2-8 -20.0%", "Fast1-8 -15.0%", "Fast0-8 -10.0%",
+		"Same11-8 +1.1%", "Same10-8 +1.0%", "Same09-8 +0.9%", "Same08-8 +0.8%", "Same07-8 +0.7%", "Same06-8 +0.6%", "Same05-8 +0.5%",
+	}
+	if strings.Join(labels, "|") != strings.Join(want, "|") {
+		t.Errorf("labels\n got  %q\n want %q", labels, want)
+	}
+	slower, faster, low, high := series["bar"][0], series["bar"][1], series["line"][0], series["line"][1]
+	if slower[0] != 14 || faster[0] != 0 || slower[5] != 0 || faster[5] != 20 || low[5] != 19.2 || high[5] != 20.8 {
+		t.Errorf("Slow4 %v/%v, Fast2 %v/%v, Fast2 interval [%v, %v]", slower[0], faster[0], slower[5], faster[5], low[5], high[5])
+	}
+	if !strings.Contains(body, `y-axis "change (%)" 0 --> 25.0`) {
+		t.Errorf("y-axis:\n%s", body)
+	}
+}
+
+func TestChartNeedsTwoRows(t *testing.T) {
+	one := []gate.Result{pairedRow("p", "A-8", gate.Regression, 1.2)}
+	if md := Markdown(gate.Verdict{Results: one, Policy: gate.DefaultPolicy()}, Meta{}, Options{}); strings.Contains(md, "mermaid") {
+		t.Errorf("chart with one row:\n%s", md)
+	}
+	// A second time row without pairs does not count.
+	c := stats.Comparison{Key: stats.Key{Package: "p", Name: "B-8", Unit: "sec/op"}, Base: summary(rep(1e-6, 10)...), Head: summary(rep(2e-6, 10)...)}
+	two := append(one, gate.Result{Comparison: c, Kind: gate.Time, Status: gate.Regression, Test: gate.TestUTest})
+	if md := Markdown(gate.Verdict{Results: two, Policy: gate.DefaultPolicy()}, Meta{}, Options{}); strings.Contains(md, "mermaid") {
+		t.Errorf("chart with one paired row:\n%s", md)
+	}
+	two[1] = pairedRow("p", "B-8", gate.Unchanged, 1.001)
+	if md := Markdown(gate.Verdict{Results: two, Policy: gate.DefaultPolicy()}, Meta{}, Options{}); !strings.Contains(md, "```mermaid\n") {
+		t.Errorf("no chart with two paired rows:\n%s", md)
+	}
+}
+
+// TestChartIsDroppedFirst checks that the chart gives way before any row
+// is cut, and that the cut line says so.
+func TestChartIsDroppedFirst(t *testing.T) {
+	var results []gate.Result
+	for i := range 4 {
+		results = append(results, pairedRow("p", fmt.Sprintf("Slow%d-8", i), gate.Regression, 1.1+0.01*float64(i)))
+		results = append(results, pairedRow("p", fmt.Sprintf("Same%d-8", i), gate.Unchanged, 1.001))
+	}
+	v := gate.Verdict{Results: results, Policy: gate.DefaultPolicy()}
+	full := Markdown(v, Meta{}, Options{})
+	pic := chart(results)
+	if !strings.Contains(full, pic) || pic == "" {
+		t.Fatalf("full report lacks the chart")
+	}
+	noChart := strings.Replace(full, pic, "", 1)
+	note := "\n**Cut to fit the size limit:** not shown are the chart of the largest changes.\n"
+	// Markdown reserves room for the longest cut line.
+	reserve := len(cutNote([]cut{{total: 4, what: "regressions"}, {total: 4, what: "other results"}, {total: 1, whole: "the chart of the largest changes"}}, ""))
+	for _, limit := range []int{len(full) + reserve, len(full) + reserve - 1, len(noChart) + reserve, len(noChart) + reserve - 1} {
+		md := Markdown(v, Meta{}, Options{MaxChars: limit})
+		if len(md) > limit {
+			t.Errorf("MaxChars %d: %d bytes", limit, len(md))
+		}
+		hasChart := strings.Contains(md, "```mermaid")
+		rows := strings.Count(md, "\n| Slow") + strings.Count(md, "\n| Same")
+		switch {
+		case limit >= len(full)+reserve:
+			if !hasChart || md != full {
+				t.Errorf("MaxChars %d (the full size): report differs from the unlimited one", limit)
+			}
+		case limit >= len(noChart)+reserve:
+			if hasChart || rows != 8 || !strings.Contains(md, note) {
+				t.Errorf("MaxChars %d: chart %v, %d of 8 rows, note %v; want the chart dropped, every row, the note", limit, hasChart, rows, strings.Contains(md, note))
+			}
+		default:
+			if hasChart || rows == 8 || strings.Count(md, "\n| Slow") != 4 {
+				t.Errorf("MaxChars %d: chart %v, %d rows; want no chart, some rows cut, every regression", limit, hasChart, rows)
+			}
+		}
+	}
+}
