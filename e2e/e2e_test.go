@@ -108,6 +108,16 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("comment does not match %q:\n%s", args[1], cs[len(cs)-1].Body)
 				}
 			},
+			// fake-comment-lacks REGEXP: no stored comment matches REGEXP.
+			"fake-comment-lacks": func(ts *testscript.TestScript, neg bool, args []string) {
+				srv := ts.Value(fakeKey{}).(*githubtest.Server)
+				re := regexp.MustCompile(args[0])
+				for _, c := range srv.Comments("owner", "repo", 7) {
+					if m := re.FindString(c.Body); m != "" {
+						ts.Fatalf("comment %d contains %q", c.ID, m)
+					}
+				}
+			},
 			// fake-requests METHOD N: the fake received N requests with METHOD.
 			"fake-requests": func(ts *testscript.TestScript, neg bool, args []string) {
 				srv := ts.Value(fakeKey{}).(*githubtest.Server)

@@ -1,0 +1,123 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/cli"
+)
+
+// TestBadInput is every documented kind of bad input in one table: each
+// gets exit status 2 and exactly one line on stderr naming the flag, input,
+// ref or file at fault, and leaves the checkout exactly as it was. The
+// messages are listed in the README's "Failure modes".
+func TestBadInput(t *testing.T) {
+	if os.Getenv("BENCHGATE_E2E") != "1" {
+		t.Skip("end-to-end: BENCHGATE_E2E=1")
+	}
+	work := t.TempDir()
+	repo := filepath.Join(work, "repo")
+	write := func(path, body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(repo, "go.mod"), "module example.com/bad\n\ngo 1.26\n")
+	write(filepath.Join(repo, "b_test.go"), "package bad\n\nimport \"testing\"\n\nvar sink int\n\nfunc BenchmarkX(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink++\n\t}\n}\n")
+	git := func(dir string, args ...string) string {
+		return run(t, dir, "git", append([]string{"-c", "user.name=a", "-c", "user.email=a@b"}, args...)...)
+	}
+	git(repo, "init", "-q", "-b", "main")
+	git(repo, "add", "-A")
+	git(repo, "commit", "-q", "-m", "base")
+	git(repo, "commit", "-q", "--allow-empty", "-m", "head")
+	plain := filepath.Join(work, "plain") // a git repository, not a Go module
+	write(filepath.Join(plain, "README"), "x\n")
+	git(plain, "init", "-q")
+	nogit := filepath.Join(work, "nogit") // a Go module, not a git repository
+	write(filepath.Join(nogit, "go.mod"), "module example.com/nogit\n\ngo 1.26\n")
+	write(filepath.Join(work, "ok.txt"), "pkg: p\nBenchmarkA-2 10 100 ns/op\n")
+	write(filepath.Join(work, "empty.txt"), "")
+	write(filepath.Join(work, "garbage.txt"), "goos: linux\nBenchmarkBroken 12 abc ns/op\n")
+	write(filepath.Join(work, "event.json"), `{"pull_request": {"number": 7, "head": `)
+	if err := os.Mkdir(filepath.Join(work, "adir.txt"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	statusBefore := git(repo, "status", "--porcelain")
+	worktreesBefore := git(repo, "worktree", "list")
+
+	action := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": repo, "GITHUB_EVENT_NAME": "pull_request",
+		"GITHUB_EVENT_PATH": filepath.Join(work, "event.json"), "GITHUB_SHA": "0123456789012345678901234567890123456789"}
+	for _, tc := range []struct {
+		name string
+		dir  string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"negative count", repo, []string{"run", "--base", "HEAD~1", "--count", "-1"}, nil, `--count "-1": must be at least 1`},
+		{"zero count", repo, []string{"run", "--base", "HEAD~1", "--count", "0"}, nil, `--count "0": must be at least 1`},
+		{"threshold abc", repo, []string{"run", "--base", "HEAD~1", "--threshold", "abc"}, nil, `--threshold "abc": want a percentage such as 5%`},
+		{"threshold 0.05 ambiguous", repo, []string{"run", "--base", "HEAD~1", "--threshold", "0.05"}, nil, `--threshold "0.05": ambiguous`},
+		{"alpha outside (0,1)", repo, []string{"run", "--base", "HEAD~1", "--alpha", "1.5"}, nil, `--alpha "1.5": must be between 0 and 1, exclusive`},
+		{"invalid regexp", repo, []string{"run", "--base", "HEAD~1", "--bench", "a("}, nil, `--bench: invalid regular expression "a("`},
+		{"shard 3/2", repo, []string{"run", "--base", "HEAD~1", "--shard", "3/2", "--out", "x"}, nil, `--shard "3/2": shard index must be between 1 and 2`},
+		{"unknown flag", repo, []string{"run", "--base", "HEAD~1", "--frob"}, nil, `unknown flag --frob`},
+		{"ref that does not exist", repo, []string{"run", "--base", "nope"}, nil, `--base nope: ref "nope" not found`},
+		{"base equal to head", repo, []string{"run", "--base", "HEAD"}, nil, `are the same commit`},
+		{"not a Go module", plain, []string{"run", "--base", "HEAD"}, nil, `is not in a Go module`},
+		{"not a git repository", nogit, []string{"run", "--base", "HEAD"}, nil, `is not in a git repository`},
+		{"no benchmark matching --bench", repo, []string{"run", "--base", "HEAD~1", "--bench", "NoSuch", "--quiet"}, nil, `--bench "NoSuch" matched no benchmarks`},
+		{"compare: missing file", work, []string{"compare", "ok.txt", "missing.txt"}, nil, `compare: cannot read missing.txt`},
+		{"compare: unreadable file", work, []string{"compare", "ok.txt", "adir.txt"}, nil, `adir.txt`},
+		{"compare: empty file", work, []string{"compare", "ok.txt", "empty.txt"}, nil, `empty.txt: no benchmark results`},
+		{"compare: not benchmark output", work, []string{"compare", "ok.txt", "garbage.txt"}, nil, `garbage.txt:2: `},
+		{"action: unknown comment mode", repo, []string{"action"}, merge(action, map[string]string{"INPUT_COMMENT": "sometimes"}), `input comment: "sometimes": want always, on-change or never`},
+		{"action: shard 3/2", repo, []string{"action"}, merge(action, map[string]string{"INPUT_SHARD": "3/2"}), `input shard: "3/2": shard index must be between 1 and 2`},
+		{"action: malformed event file", repo, []string{"action"}, action, `GITHUB_EVENT_PATH`},
+		{"action: pull_request_target", repo, []string{"action"}, merge(action, map[string]string{"GITHUB_EVENT_NAME": "pull_request_target"}), `pull_request_target`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			getenv := func(k string) string {
+				if v, ok := tc.env[k]; ok {
+					return v
+				}
+				return os.Getenv(k)
+			}
+			code := cli.Run(context.Background(), tc.args, cli.Env{Getenv: getenv, Environ: os.Environ(), Stdout: &stdout, Stderr: &stderr, Dir: tc.dir})
+			lines := strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")
+			if code != cli.ExitUsage {
+				t.Errorf("exit status %d, want %d\nstderr:\n%s", code, cli.ExitUsage, stderr.String())
+			}
+			if len(lines) != 1 || !strings.Contains(lines[0], tc.want) || !strings.HasPrefix(lines[0], "benchgate: ") {
+				t.Errorf("stderr = %q, want one line \"benchgate: …%s…\"", stderr.String(), tc.want)
+			}
+		})
+	}
+	if got := git(repo, "status", "--porcelain"); got != statusBefore {
+		t.Errorf("checkout changed by bad input:\n%s", got)
+	}
+	if got := git(repo, "worktree", "list"); got != worktreesBefore {
+		t.Errorf("worktrees left behind:\n%s", got)
+	}
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
