@@ -51,7 +51,9 @@ type Calibration struct {
 	Correction  string             `json:"correction"`
 	Benchmarks  []CalibrationBench `json:"benchmarks"`
 	FalseAlarms int                `json:"false_alarms"`
-	Recommend   Recommendation     `json:"recommend"`
+	// Alarms names them: "Name unit: reason".
+	Alarms    []string       `json:"alarms"`
+	Recommend Recommendation `json:"recommend"`
 }
 
 // CalibrationBench is one benchmark's noise floor.
@@ -151,12 +153,13 @@ func mdeLog(n int, noise, alpha float64) float64 {
 
 // calibrationReport turns the A/A verdict into a Calibration and renders it.
 func (a *app) calibrationReport(v gate.Verdict, meta report.Meta) (int, *gate.Verdict) {
-	c := &Calibration{Rev: a.cfg.Rev, SHA: meta.HeadSHA, Rounds: meta.Count, Benchtime: a.cfg.Benchtime, Alpha: a.cfg.Alpha, Correction: a.cfg.Correction}
+	c := &Calibration{Alarms: []string{}, Rev: a.cfg.Rev, SHA: meta.HeadSHA, Rounds: meta.Count, Benchtime: a.cfg.Benchtime, Alpha: a.cfg.Alpha, Correction: a.cfg.Correction}
 	var noise []float64
 	for _, r := range v.Results {
 		if r.Kind == gate.Time && r.Status == gate.Regression || r.Kind == gate.Time && r.Status == gate.Improvement ||
 			(r.Kind == gate.Allocs || r.Kind == gate.Bytes) && r.Status == gate.Regression {
 			c.FalseAlarms++
+			c.Alarms = append(c.Alarms, fmt.Sprintf("%s %s: %s", r.Name, r.Unit, r.Reason))
 		}
 		if r.Kind != gate.Time || r.Comparison.Paired == nil {
 			continue
@@ -226,6 +229,10 @@ func renderCalibration(c *Calibration, meta report.Meta) string {
 	fmt.Fprintf(&b, "**Recommended:** `--count %d --threshold %.1f%% --benchtime %s`: %s.\n\n", c.Recommend.Count, 100*c.Recommend.Threshold, c.Recommend.Benchtime, report.Escape(c.Recommend.Reason))
 	if c.FalseAlarms > 0 {
 		fmt.Fprintf(&b, "⚠️ This A/A run reported %d change(s) between identical commits: false alarms at these settings. Use the recommended settings, or a quieter machine.\n\n", c.FalseAlarms)
+		for _, al := range c.Alarms {
+			fmt.Fprintf(&b, "- %s\n", report.Escape(al))
+		}
+		b.WriteString("\n")
 	} else {
 		fmt.Fprintf(&b, "No false alarm: the A/A verdict passed.\n\n")
 	}
