@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# paired-vs-utest.sh [RUNS] [ROUNDS]
+# paired-vs-utest.sh [RUNS] [ROUNDS] [HOGS]
 #
 # A real, small slowdown on a loaded machine: head does 7 % more work in
 # one benchmark (Work) and nothing else changes (Same). Each of RUNS
@@ -7,14 +7,22 @@
 # CPU hog switches on and off every second (drift). For every run it prints
 # the paired verdict (benchgate's) and benchstat's U test on the same
 # samples, then how often each called Work a regression and Same a change.
+# HOGS busy loops switch on and off together (default: one per core, so the
+# benchmarks' own core is slowed too: real drift).
 # benchgate's p is adjusted (Holm over the two benchmarks); benchstat's is not.
 set -euo pipefail
 runs=${1:-5}
 rounds=${2:-10}
+hogs=${3:-$(nproc)}
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d -t benchgate-paired.XXXX)
 hog_pid=""
-cleanup() { [[ -n $hog_pid ]] && kill "$hog_pid" 2>/dev/null; pkill -f benchgate-paired-hog 2>/dev/null || true; rm -rf "$work"; }
+cleanup() {
+  [[ -n $hog_pid ]] && kill "$hog_pid" 2>/dev/null
+  pkill -f benchgate-paired-hog 2>/dev/null || true
+  pkill -f 'while :; do :; done' 2>/dev/null || true
+  rm -rf "$work"
+}
 trap cleanup EXIT
 (cd "$here" && go build -o "$work/benchgate" .)
 repo=$work/repo
@@ -68,8 +76,8 @@ git add -A && git -c user.name=x -c user.email=x@x commit -qm base
 gen 3210
 git -c user.name=x -c user.email=x@x commit -qam 'head: 7% more work'
 
-# the hog: one busy core, on for a second, off for a second
-( exec -a benchgate-paired-hog bash -c 'while :; do timeout 1 sh -c "while :; do :; done"; sleep 1; done' ) &
+# the hogs: HOGS busy loops, on for a second, off for a second
+( exec -a benchgate-paired-hog bash -c "while :; do for i in \$(seq $hogs); do timeout 1 sh -c 'while :; do :; done' & done; wait; sleep 1; done" ) &
 hog_pid=$!
 
 printf '| run | Work: benchgate (test chosen) | Work: benchstat U test | Same: benchgate | Same: benchstat |\n|--:|:--|:--|:--|:--|\n'

@@ -83,6 +83,10 @@ func (a *app) action(ctx context.Context) int {
 	default:
 		fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", target.Description)
 	}
+	if act.PRNumber > 0 {
+		// A workflow_run job posting the report of a pull request's run.
+		target.PRNumber = act.PRNumber
+	}
 	jsonPath := filepath.Join(ws, ReportJSON)
 	if act.Mode == "merge" {
 		return a.actionMerge(ctx, gh, ws, jsonPath, target, act)
@@ -134,15 +138,17 @@ func (a *app) action(ctx context.Context) int {
 		// The shard's raw results, for an artifact and the merge job.
 		shardDir = fmt.Sprintf("benchgate-shard-%d-of-%d", cfg.Shard.Index, cfg.Shard.Count)
 		cfg.Out = filepath.Join(ws, shardDir)
-		cfg.Confirm = false
+		cfg.Confirm = cfg.Confirm && cfg.Shard.Count == 1
 	}
 	code, v := a.measure(ctx, repo, baseSHA, headSHA)
 	chownLike(jsonPath, ws)
 	if shardDir != "" {
 		chownTree(filepath.Join(ws, shardDir), ws)
 		_ = gh.SetOutputs(map[string]string{"shard-dir": shardDir})
-		// One comment, from the merge job.
-		act.Comment = "never"
+		if cfg.Shard.Count > 1 {
+			// One comment, from the merge job.
+			act.Comment = "never"
+		}
 	}
 	if v == nil {
 		_ = gh.Annotate(github.Error, "", 0, "benchgate", "benchgate could not finish; see the log above")

@@ -174,8 +174,9 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta) (int, *gate.Verdict) {
 	switch {
 	case meta.Partial:
 		return ExitTool, &v
-	case !a.cfg.Shard.IsZero():
-		// A shard's verdict is the merge's to give.
+	case a.cfg.Shard.Count > 1:
+		// A shard's verdict is the merge's to give (1/1 is the whole
+		// suite: its verdict is final).
 		return ExitPass, &v
 	case !v.Pass:
 		return ExitFail, &v

@@ -193,7 +193,9 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		return a.errorf(ExitTool, "%v", runErr), nil
 	}
 	if manifest != nil {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", a.cfg.Shard, len(manifest.Assigned), len(manifest.All)))
+		if a.cfg.Shard.Count > 1 {
+			meta.Notes = append(meta.Notes, fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", a.cfg.Shard, len(manifest.Assigned), len(manifest.All)))
+		}
 		if len(manifest.Assigned) == 0 {
 			return a.conclude(gate.Judge(nil, nil, a.policy()), meta)
 		}
@@ -207,7 +209,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	if err != nil {
 		return a.errorf(ExitTool, "%v", oneLine(err)), nil
 	}
-	if a.cfg.Confirm && manifest == nil && !meta.Partial {
+	if a.cfg.Confirm && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
 		if err := a.confirm(ctx, sess, v, out, seed, &meta); err != nil {
 			return a.errorf(ExitTool, "confirmation: %v", oneLine(err)), nil
 		}

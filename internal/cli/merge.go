@@ -28,7 +28,7 @@ func (a *app) merge() int {
 
 func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
 	var manifests []shard.Manifest
-	var raw [2]bytes.Buffer
+	var raw, confirm [2]bytes.Buffer
 	var failures []gate.Failure
 	for _, dir := range dirs {
 		if !filepath.IsAbs(dir) {
@@ -55,6 +55,14 @@ func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
 			raw[i].Write(b)
 			raw[i].WriteByte('\n')
 		}
+		// A shard that confirmed its time regressions (a 1/1 shard: the
+		// whole suite) left the re-run beside its raw files.
+		for i, name := range []string{"confirm-base.txt", "confirm-head.txt"} {
+			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+				confirm[i].Write(b)
+				confirm[i].WriteByte('\n')
+			}
+		}
 		if b, err := os.ReadFile(filepath.Join(dir, FailuresFile)); err == nil {
 			var fs []gate.Failure
 			if err := json.Unmarshal(b, &fs); err != nil {
@@ -76,6 +84,13 @@ func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
 			return a.errorf(ExitUsage, "merge: %v", oneLine(err)), nil
 		}
 		v = *vp
+	}
+	if confirm[0].Len() > 0 && confirm[1].Len() > 0 {
+		second, err := a.verdict([2]stats.Input{{Name: "merged confirm-base.txt", R: &confirm[0]}, {Name: "merged confirm-head.txt", R: &confirm[1]}}, nil)
+		if err != nil {
+			return a.errorf(ExitUsage, "merge: %v", oneLine(err)), nil
+		}
+		v = gate.Confirm(v, *second)
 	}
 	meta := report.Meta{}
 	if len(manifests) > 0 {

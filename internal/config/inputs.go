@@ -16,7 +16,8 @@ type Action struct {
 	Token                  string
 	WorkingDirectory       string
 	AllowPullRequestTarget bool
-	Mode                   string // gate or calibrate
+	Mode                   string // gate, calibrate or merge
+	PRNumber               int    // comment on this pull request (a workflow_run job); 0: from the event
 }
 
 // Input is one action input: its name in action.yml and its default there.
@@ -52,6 +53,7 @@ var Inputs = []Input{
 	{"mode", "gate"},
 	{"shard", ""},
 	{"merge", ""},
+	{"pr-number", ""},
 }
 
 // InputEnv is the environment variable the runner sets for input name:
@@ -176,6 +178,14 @@ func setInput(c *Config, a *Action, name, v string) error {
 				return err
 			}
 			c.Shard = spec
+		}
+	case "pr-number":
+		if v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return fmt.Errorf("want a pull request number")
+			}
+			a.PRNumber = n
 		}
 	case "merge":
 		if v != "" {
