@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/gitrev"
 	"time"
 )
 
@@ -30,7 +32,7 @@ func ExecGit(env []string) Runner {
 	var clean []string
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if !repoLocationVars[k] {
+		if !gitrev.IsRepoLocationVar(k) {
 			clean = append(clean, kv)
 		}
 	}
@@ -48,21 +50,6 @@ func ExecGo(env []string) Runner {
 	return func(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		return run(ctx, dir, env, "go", args, args)
 	}
-}
-
-// repoLocationVars are the variables gitrev removes too.
-var repoLocationVars = map[string]bool{
-	"GIT_DIR":                          true,
-	"GIT_WORK_TREE":                    true,
-	"GIT_IMPLICIT_WORK_TREE":           true,
-	"GIT_INDEX_FILE":                   true,
-	"GIT_OBJECT_DIRECTORY":             true,
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES": true,
-	"GIT_COMMON_DIR":                   true,
-	"GIT_GRAFT_FILE":                   true,
-	"GIT_SHALLOW_FILE":                 true,
-	"GIT_PREFIX":                       true,
-	"GIT_INTERNAL_SUPER_PREFIX":        true,
 }
 
 // run executes name with args; shown are the arguments its error message

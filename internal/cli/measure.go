@@ -296,15 +296,11 @@ func planLooks(maxRounds int, units []runner.Unit, p gate.Policy) []int {
 // lookFiles runs the interim analysis on the raw files so far and returns
 // the decided time benchmarks by unit ID (package + "." + name).
 func (a *app) lookFiles(base, head string) (map[string]gate.Decision, error) {
-	var in [2]stats.Input
-	for i, p := range []string{base, head} {
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		in[i] = stats.Input{Name: filepath.Base(p), R: f}
+	in, closeAll, err := openInputs(base, head)
+	if err != nil {
+		return nil, err
 	}
+	defer closeAll()
 	set, err := stats.Load(in[0], in[1])
 	if err != nil {
 		return nil, err
@@ -319,16 +315,33 @@ func (a *app) lookFiles(base, head string) (map[string]gate.Decision, error) {
 
 // verdictFiles judges two raw files.
 func (a *app) verdictFiles(base, head string, failures []gate.Failure) (*gate.Verdict, error) {
-	var in [2]stats.Input
+	in, closeAll, err := openInputs(base, head)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
+	return a.verdict(in, failures)
+}
+
+// openInputs opens two raw files as statistics inputs named by their base
+// names; closeAll closes them.
+func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err error) {
+	var files []*os.File
+	closeAll = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
 	for i, p := range []string{base, head} {
 		f, err := os.Open(p)
 		if err != nil {
-			return nil, err
+			closeAll()
+			return in, func() {}, err
 		}
-		defer f.Close()
+		files = append(files, f)
 		in[i] = stats.Input{Name: filepath.Base(p), R: f}
 	}
-	return a.verdict(in, failures)
+	return in, closeAll, nil
 }
 
 // confirm re-runs only the benchmarks with a time regression, for a fresh

@@ -187,18 +187,7 @@ func Parse(args []string) (*Config, error) {
 		packagesFlag, c.Affected = list, affected
 		return err
 	})
-	fs.Func("shard", "", func(s string) error {
-		spec, err := shard.Parse(s)
-		if err != nil {
-			var pe *shard.ParseError
-			if errors.As(err, &pe) {
-				return errors.New(pe.Reason)
-			}
-			return err
-		}
-		c.Shard = spec
-		return nil
-	})
+	fs.Func("shard", "", func(s string) error { return shardSpec(s, &c.Shard) })
 	fs.BoolVar(&c.Quiet, "quiet", false, "")
 
 	var pos []string
@@ -324,6 +313,21 @@ func packages(s string) ([]string, bool, error) {
 		}
 	}
 	return fields, false, nil
+}
+
+// shardSpec reads I/N; the error is the reason only, since callers name the
+// flag or input.
+func shardSpec(s string, dst *shard.Spec) error {
+	spec, err := shard.Parse(s)
+	if err != nil {
+		var pe *shard.ParseError
+		if errors.As(err, &pe) {
+			return errors.New(pe.Reason)
+		}
+		return err
+	}
+	*dst = spec
+	return nil
 }
 
 func timeTest(s string, dst *string) error {

@@ -1,12 +1,9 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/benchgate/benchgate/internal/shard"
 )
 
 // Action holds the settings that only the GitHub Action has.
@@ -169,15 +166,7 @@ func setInput(c *Config, a *Action, name, v string) error {
 		}
 	case "shard":
 		if v != "" {
-			spec, err := shard.Parse(v)
-			if err != nil {
-				var pe *shard.ParseError
-				if errors.As(err, &pe) {
-					return errors.New(pe.Reason)
-				}
-				return err
-			}
-			c.Shard = spec
+			err = shardSpec(v, &c.Shard)
 		}
 	case "pr-number":
 		if v != "" {

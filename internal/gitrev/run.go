@@ -138,6 +138,11 @@ var repoLocationVars = map[string]bool{
 	"GIT_INTERNAL_SUPER_PREFIX":        true,
 }
 
+// IsRepoLocationVar reports whether the environment variable name points git
+// at a repository other than the one it runs in (GIT_DIR, GIT_WORK_TREE,
+// GIT_INDEX_FILE, …): variables to remove from any git child's environment.
+func IsRepoLocationVar(name string) bool { return repoLocationVars[name] }
+
 // gitEnv returns the environment every git command runs with: base, minus
 // the repository-location variables, plus GIT_TERMINAL_PROMPT=0 and the
 // command-scope setting safe.directory=* appended after any GIT_CONFIG_COUNT
