@@ -1,8 +1,11 @@
-// Package config turns benchgate's command line into one validated Config.
+// Package config turns benchgate's command line (Parse) or the GitHub
+// Action's INPUT_* variables (FromInputs, with action.yml's defaults in
+// Inputs) into one validated Config.
 //
-// Every problem is reported as a *UsageError whose message names the flag at
-// fault; callers print it on one line and exit with status 2. Flags may appear
-// before, after or between positional arguments, with one or two dashes.
+// Every problem is reported as a *UsageError whose message names the flag or
+// input at fault; callers print it on one line and exit with status 2. Flags
+// may appear before, after or between positional arguments, with one or two
+// dashes.
 package config
 
 import (
@@ -119,7 +122,7 @@ flags:
   --pin              pin each benchmark process to fixed CPUs (Linux)
   --rev REV          calibrate: the revision measured against itself (default HEAD)
   --packages LIST    package patterns (space- or comma-separated), or "affected": only packages whose code or
-                     dependencies changed between base and head (default: the positional packages, or ./...)
+                     dependencies changed between base and head, among the positional packages (default ./...)
   --shard I/N        measure only the I-th of N balanced parts of the suite (a workflow matrix); needs --out
   --json FILE        write the JSON report to FILE
   --markdown FILE    write the Markdown report to FILE

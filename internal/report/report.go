@@ -564,14 +564,7 @@ func tableSection(open, close string, rows []gate.Result, budget int) (string, i
 		for j, r := range byPkg[pkg] {
 			var chunk string
 			if j == 0 {
-				if i > 0 {
-					chunk = "\n"
-				}
-				label := esc(pkg)
-				if pkg == "" {
-					label = "(no package)"
-				}
-				chunk += "**" + label + "**\n\n" + tableHeader
+				chunk = packageHeading(i, pkg) + tableHeader
 			}
 			chunk += row(r)
 			if budget >= 0 && b.Len()+len(chunk)+len(close) > budget {
@@ -1198,4 +1191,18 @@ func num(v float64) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// packageHeading is the bold package line above a package's table (the
+// first of a section without a blank line before it).
+func packageHeading(i int, pkg string) string {
+	chunk := ""
+	if i > 0 {
+		chunk = "\n"
+	}
+	label := esc(pkg)
+	if pkg == "" {
+		label = "(no package)"
+	}
+	return chunk + "**" + label + "**\n\n"
 }

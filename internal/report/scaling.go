@@ -68,14 +68,7 @@ func scalingSection(v gate.Verdict, budget int) (string, int) {
 		for j, s := range byPkg[pkg] {
 			var chunk string
 			if j == 0 {
-				if i > 0 {
-					chunk = "\n"
-				}
-				label := esc(pkg)
-				if pkg == "" {
-					label = "(no package)"
-				}
-				chunk += "**" + label + "**\n\n" + header.String()
+				chunk = packageHeading(i, pkg) + header.String()
 			}
 			chunk += scalingRow(s, cpus)
 			if budget >= 0 && b.Len()+len(chunk) > budget {
