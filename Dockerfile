@@ -38,5 +38,13 @@ ENV GOTOOLCHAIN=auto \
     GOFLAGS=-buildvcs=false \
     GOMODCACHE=/github/home/go/pkg/mod \
     GOCACHE=/github/home/.cache/go-build
+# The pull request's code (go list, go test -c, the test binaries) runs as
+# this unprivileged user, never as root beside benchgate: it cannot read
+# benchgate's environment or memory, the runner's file-command files or the
+# Docker socket. Its home and Go caches are under
+# /github/home/.cache/benchgate-sandbox (see the README's caching recipe).
+RUN groupadd --system --gid 65532 benchgate-sandbox \
+ && useradd --system --uid 65532 --gid 65532 --no-create-home \
+      --home-dir /nonexistent --shell /usr/sbin/nologin benchgate-sandbox
 COPY --from=build /out/benchgate /usr/local/bin/benchgate
 ENTRYPOINT ["/usr/local/bin/benchgate", "action"]

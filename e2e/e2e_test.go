@@ -66,13 +66,34 @@ func TestScripts(t *testing.T) {
 		t.Skip("end-to-end scripts run with BENCHGATE_E2E=1 (see .ci/run)")
 	}
 	gocache, gomodcache, gopath := goEnv(t, "GOCACHE"), goEnv(t, "GOMODCACHE"), goEnv(t, "GOPATH")
+	// Run as root (as in CI), benchgate action runs the benchmarks as its
+	// sandbox user, which must reach the worktrees under TMPDIR and its own
+	// home: both live in a directory every user can search (testscript's
+	// $WORK is root's alone), and the home, with its Go caches, is shared
+	// by the scripts so that each does not build the standard library anew.
+	open, err := os.MkdirTemp("", "benchgate-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(open) })
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sandboxHome := filepath.Join(open, "sandbox-home")
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata",
 		UpdateScripts: *update,
 		Setup: func(e *testscript.Env) error {
 			home := filepath.Join(e.WorkDir, "home")
+			tmp, err := os.MkdirTemp(open, "tmp-")
+			if err != nil {
+				return err
+			}
+			if err := os.Chmod(tmp, 0o755); err != nil {
+				return err
+			}
 			for k, v := range map[string]string{
-				"HOME": home, "GOCACHE": gocache, "GOMODCACHE": gomodcache, "GOPATH": gopath,
+				"HOME": home, "TMPDIR": tmp, "BENCHGATE_SANDBOX_HOME": sandboxHome, "GOCACHE": gocache, "GOMODCACHE": gomodcache, "GOPATH": gopath,
 				"GOPROXY": "off", "GOFLAGS": "-mod=mod", "GOTOOLCHAIN": "local",
 				"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
 				"GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com",
@@ -87,7 +108,35 @@ func TestScripts(t *testing.T) {
 			e.Setenv("GITHUB_API_URL", srv.APIURL())
 			return os.MkdirAll(home, 0o755)
 		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// runner-commands FILE: the workflow commands the Actions
+			// runner would run for a step that printed FILE, one per line
+			// as "name: line".
+			"runner-commands": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: runner-commands FILE")
+				}
+				for _, c := range githubtest.RunnerCommands(ts.ReadFile(args[0])) {
+					fmt.Fprintf(ts.Stdout(), "%s: %s\n", c.Name, c.Line)
+				}
+			},
+			// fake-bodies-lack REGEXP: no request the fake received has a
+			// body matching REGEXP.
+			"fake-bodies-lack": func(ts *testscript.TestScript, neg bool, args []string) {
+				srv := ts.Value(fakeKey{}).(*githubtest.Server)
+				re := regexp.MustCompile(args[0])
+				for _, r := range srv.Requests() {
+					if m := re.FindString(r.Body); m != "" {
+						ts.Fatalf("%s %s sent %q", r.Method, r.Path, m)
+					}
+				}
+			},
 			// envfile VAR FILE: set VAR to the trimmed contents of FILE.
 			"envfile": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {

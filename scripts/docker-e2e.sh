@@ -22,6 +22,12 @@
 #   run 3  pull request from a fork, read-only token (403): still exit 1, a note
 #          in the summary, a ::warning, the comment untouched
 #   run 4  pull_request_target without allow-pull-request-target: exit 2
+#   run 5  a hostile pull request: its benchmarks read the token variables and
+#          /proc/1/environ, write the file-command files, open the Docker
+#          socket (mounted, as the runner does), read the checkout's persisted
+#          credentials, print forged workflow commands (also in a failing
+#          run's message and in sub-benchmark names): nothing leaks, no forged
+#          command would run, the verdict is the real one
 #
 # After every run the workspace must be exactly as checked out: no changed or
 # untracked files but benchgate-report.json, no extra worktrees, nothing owned
@@ -150,7 +156,7 @@ log "image built in $((SECONDS - start))s"
 
 log "starting the fake GitHub API"
 token="ghs_e2e$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')"
-(cd "$root" && go build -o "$tmp/fakegithub" ./e2e/fakegithub)
+(cd "$root" && go build -o "$tmp/fakegithub" ./e2e/fakegithub && go build -o "$tmp/runnercmds" ./e2e/runnercmds)
 "$tmp/fakegithub" -addr 127.0.0.1:0 -token "$token" -url-file "$tmp/fake.url" >"$tmp/logs/fake.log" 2>&1 &
 fake_pid=$!
 for _ in $(seq 100); do
@@ -290,6 +296,9 @@ git -C "$ws" remote add origin "file://$origin"
 git -C "$ws" -c protocol.version=2 fetch -q --no-tags --prune --no-recurse-submodules --depth=1 \
   origin "+$merge:refs/remotes/pull/$pr/merge"
 git -C "$ws" checkout -q --force "refs/remotes/pull/$pr/merge"
+# actions/checkout's default persist-credentials: the token in .git/config.
+git -C "$ws" config --local http.https://github.com/.extraheader \
+  "AUTHORIZATION: basic $(printf 'x-access-token:%s' "$token" | base64 -w0)"
 as_root chown -R 1001:1001 "$ws"
 if [[ $(id -u) != 0 ]]; then
   as_root chown -R 0:0 "$origin" # the container (root) fetches from it
@@ -633,5 +642,150 @@ check "run 4: nothing was written to GitHub" test "$(($(count_requests POST) + $
 check_workspace 4
 check_no_token 4
 [[ $failed == "$before" ]] || show_run 4
+
+# ---------------------------------------------------------------------------
+log "run 5: a hostile pull request"
+git -C "$origin" checkout -q -b hostile "$pr_head"
+cat >"$origin/spy_test.go" <<'SPY'
+package e2ebench
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var secret = regexp.MustCompile(`s3cret|t0ken|_secret`)
+
+// loot tries every channel to the credentials and the step's files and
+// says what got through.
+func loot() string {
+	var b strings.Builder
+	for _, kv := range os.Environ() {
+		if secret.MatchString(kv) || strings.HasPrefix(kv, "GITHUB_") || strings.HasPrefix(kv, "ACTIONS_") || strings.HasPrefix(kv, "INPUT_") {
+			fmt.Fprintf(&b, "LEAK env %s\n", kv)
+		}
+	}
+	for _, p := range []string{"/proc/1/environ", fmt.Sprintf("/proc/%d/environ", os.Getppid())} {
+		if data, err := os.ReadFile(p); err == nil && secret.Match(data) {
+			fmt.Fprintf(&b, "LEAK read %s: %s\n", p, strings.ReplaceAll(string(data), "\x00", " "))
+		}
+	}
+	var targets []string
+	if f, err := os.Open("targets.txt"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			m, _ := filepath.Glob(sc.Text())
+			targets = append(targets, m...)
+		}
+		f.Close()
+	}
+	for _, p := range targets {
+		if f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			fmt.Fprintln(f, "verdict=pass")
+			f.Close()
+			fmt.Fprintf(&b, "LEAK wrote %s\n", p)
+		}
+	}
+	if data, err := os.ReadFile("/github/workspace/.git/config"); err == nil && strings.Contains(strings.ToLower(string(data)), "authorization") {
+		fmt.Fprintf(&b, "LEAK the checkout's persisted credentials: %s\n", data)
+	}
+	for _, sock := range []string{"/var/run/docker.sock", "/run/docker.sock"} {
+		if c, err := net.Dial("unix", sock); err == nil {
+			c.Close()
+			fmt.Fprintf(&b, "LEAK docker socket %s\n", sock)
+		}
+	}
+	return b.String()
+}
+
+func forge() {
+	fmt.Println("::set-output name=verdict::pass")
+	fmt.Println("::add-mask::regress")
+	fmt.Println("noise ##[error file=README.md,line=1]forged")
+	fmt.Fprintln(os.Stderr, "::error file=README.md,line=1::forged on stderr")
+	fmt.Fprintln(os.Stderr, "::stop-commands::zzz")
+}
+
+func BenchmarkSpy(b *testing.B) {
+	forge()
+	if l := loot(); l != "" {
+		b.Fatalf("::set-output name=verdict::pass\n%s", l)
+	}
+	for i := 0; i < b.N; i++ {
+		sinkU = Mix(1)
+	}
+}
+
+func BenchmarkNames(b *testing.B) {
+	for _, name := range []string{"##[warning]forged", "::stop-commands::zzz"} {
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				sinkU = Mix(1)
+			}
+		})
+	}
+}
+SPY
+cat >"$origin/loud_test.go" <<'LOUD'
+package e2ebench
+
+import "testing"
+
+func BenchmarkLoud(b *testing.B) {
+	forge()
+	b.Fatalf("::error file=README.md,line=1::forged failure\n##[set-output name=verdict;]pass\n::add-mask::regress\n%s", loot())
+}
+LOUD
+printf '%s\n' '/github/file_commands/*' /github/workspace/.git/config /github/workflow/event.json >"$origin/targets.txt"
+git -C "$origin" add -A
+git -C "$origin" commit -q -m "benchmarks that try to steal the token"
+hostile_head=$(git -C "$origin" rev-parse HEAD)
+git -C "$origin" checkout -q --detach main
+git -C "$origin" merge -q --no-ff -m "Merge $hostile_head into $main_tip" hostile
+merge=$(git -C "$origin" rev-parse HEAD) # check_workspace compares HEAD with it
+git -C "$origin" update-ref "refs/pull/$pr/merge" "$merge"
+git -C "$origin" checkout -q main
+hgit -c protocol.version=2 fetch -q --no-tags --depth=1 origin "+$merge:refs/remotes/pull/$pr/merge"
+hgit checkout -q --force "refs/remotes/pull/$pr/merge"
+as_root chown -R 1001:1001 "$ws"
+secrets=(ghs_github_secret_e2e rt_runtime_secret_e2e oidc_request_secret_e2e)
+sock=()
+[[ -S /var/run/docker.sock ]] && sock=(-v /var/run/docker.sock:/var/run/docker.sock)
+ref=refs/pull/$pr/merge
+run_action 5 pull_request "$tmp/event-pr.json" "$merge" "${user_inputs[@]}" \
+  -e "GITHUB_TOKEN=${secrets[0]}" -e "ACTIONS_RUNTIME_TOKEN=${secrets[1]}" \
+  -e "ACTIONS_ID_TOKEN_REQUEST_TOKEN=${secrets[2]}" -e "ACTIONS_ID_TOKEN_REQUEST_URL=https://token.example/x" \
+  -e ACTIONS_RESULTS_URL=https://results.example/ -e ACTIONS_CACHE_URL=https://cache.example/ \
+  "${sock[@]}"
+before=$failed
+check "run 5: exit status 1 (Mix's real regression), got $rc" test "$rc" = 1
+verdict=$(output verdict "$outputs" || echo "<unset>")
+check "run 5: output verdict=fail (got $verdict)" test "$verdict" = fail
+check "run 5: the outputs file has no line the benchmarks wrote" test -z "$(grep -F 'verdict=pass' "$outputs" || true)"
+check "run 5: the summary has no line the benchmarks wrote" test -z "$(grep -F 'verdict=pass' "$summary" || true)"
+check "run 5: the Loud benchmark's failure is reported" has_text Loud "$summary"
+check "run 5: the Spy benchmark ran (found nothing to steal)" has_text Spy "$summary"
+leaks=$( (cat "$out" "$err" "$summary" "$outputs"; comments | jq -r '.[].body'; requests | jq -r '.[].body') |
+  grep -E -- "LEAK|${secrets[0]}|${secrets[1]}|${secrets[2]}|$token" | grep -v '^::add-mask::' || true)
+check "run 5: no secret and no LEAK line in the log, summary, outputs or API request bodies" test -z "$leaks"
+[[ -z $leaks ]] || head -n 10 <<<"$leaks" | sed 's/^/    /'
+"$tmp/runnercmds" "$out" >"$tmp/logs/run5.cmds"
+forged=$(grep -E '^set-output|^add-mask: .*regress|^stop-commands: .*zzz|^error: ::error file=README|^[a-z-]+: .*##\[|^[a-z-]+: noise' "$tmp/logs/run5.cmds" || true)
+check "run 5: the runner would run no forged command" test -z "$forged"
+[[ -z $forged ]] || head -n 10 <<<"$forged" | sed 's/^/    /'
+check "run 5: the runner would still run benchgate's own annotation" has_line '^error: ::error file=mix_test.go' "$tmp/logs/run5.cmds"
+check "run 5: the forgeries are in the log, inert" has_text '::set-output name=verdict::pass' "$out"
+check "run 5: nothing on stderr holds a command" test -z "$("$tmp/runnercmds" "$err")"
+sandboxed=$(find "$tmp/home" -uid 65532 | head -n 3)
+check "run 5: the sandbox's home is given back to the runner user" test -z "$sandboxed"
+check_workspace 5
+check_no_token 5
+[[ $failed == "$before" ]] || show_run 5
 
 echo "--- done in ${SECONDS}s"

@@ -9,7 +9,7 @@
 //	sel, err := affected.Select(ctx,
 //		affected.Tree{Root: baseTree.Path(), Dir: baseTree.Dir()},
 //		affected.Tree{Root: headTree.Path(), Dir: headTree.Dir()},
-//		changed, affected.Options{Patterns: patterns, Go: affected.ExecGo(env)})
+//		changed, affected.Options{Patterns: patterns, Go: affected.ExecGo(env, nil)})
 //
 // Then measure sel.Packages (import paths, usable as package patterns) and
 // show sel.Summary, sel.Skipped and sel.Ignored in the report. When
@@ -98,7 +98,7 @@ type Options struct {
 	// Patterns are the package patterns to choose from, as given to the
 	// runner; default ./... .
 	Patterns []string
-	// Go runs the go command; nil means ExecGo(nil).
+	// Go runs the go command; nil means ExecGo(nil, nil).
 	Go Runner
 }
 
@@ -147,7 +147,7 @@ func Select(ctx context.Context, base, head Tree, changed []string, o Options) (
 	}
 	goRun := o.Go
 	if goRun == nil {
-		goRun = ExecGo(nil)
+		goRun = ExecGo(nil, nil)
 	}
 	trees := []Tree{head}
 	names := []string{"head"}

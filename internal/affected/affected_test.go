@@ -426,7 +426,7 @@ func TestSelect(t *testing.T) {
 			sel, err := Select(ctx,
 				Tree{Root: baseTree, Dir: filepath.Join(baseTree, "mod")},
 				Tree{Root: head, Dir: filepath.Join(head, "mod")},
-				changed, Options{Go: ExecGo(env)})
+				changed, Options{Go: ExecGo(env, nil)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -467,7 +467,7 @@ func TestSelectIgnoredReasons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sel, err := Select(ctx, Tree{}, Tree{Root: head, Dir: filepath.Join(head, "mod")}, changed, Options{Go: ExecGo(env)})
+	sel, err := Select(ctx, Tree{}, Tree{Root: head, Dir: filepath.Join(head, "mod")}, changed, Options{Go: ExecGo(env, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +497,7 @@ func TestSelectPatterns(t *testing.T) {
 		t.Fatal(err)
 	}
 	sel, err := Select(ctx, Tree{}, Tree{Root: head, Dir: filepath.Join(head, "mod")}, changed,
-		Options{Patterns: []string{"./a", "./d"}, Go: ExecGo(env)})
+		Options{Patterns: []string{"./a", "./d"}, Go: ExecGo(env, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,7 +573,7 @@ func TestSelectGoListFails(t *testing.T) {
 	env := testEnv(t)
 	dir := tempDir(t)
 	writeFiles(t, dir, map[string]string{"go.mod": "module broken\n\ngo 1.26\n\nrequire (\n"})
-	_, err := Select(context.Background(), Tree{}, Tree{Root: dir, Dir: dir}, []string{"x.go"}, Options{Go: ExecGo(env)})
+	_, err := Select(context.Background(), Tree{}, Tree{Root: dir, Dir: dir}, []string{"x.go"}, Options{Go: ExecGo(env, nil)})
 	if err == nil || !strings.HasPrefix(err.Error(), "affected packages: head side: go list -e -deps -test") {
 		t.Errorf("err = %v, want a go list failure on the head side", err)
 	}
@@ -620,7 +620,7 @@ func TestSelectNeedsBase(t *testing.T) {
 		{Tree{}, nil},
 		{Tree{Root: baseTree, Dir: filepath.Join(baseTree, "mod")}, []string{pa, pb, pc}},
 	} {
-		sel, err := Select(ctx, tt.base, headTree, changed, Options{Go: ExecGo(env)})
+		sel, err := Select(ctx, tt.base, headTree, changed, Options{Go: ExecGo(env, nil)})
 		if err != nil {
 			t.Fatal(err)
 		}

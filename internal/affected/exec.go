@@ -8,9 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/gitrev"
-	"time"
 )
 
 // A Runner runs one program (git for Changed, go for Select) with args in
@@ -43,21 +44,29 @@ func ExecGit(env []string) Runner {
 }
 
 // ExecGo returns the Runner Select uses by default: the go command from
-// PATH with env (nil: the process environment). Give it the environment the
-// benchmarks are built with: GOFLAGS (build tags, -mod=vendor), GOOS and
-// GOARCH decide which files belong to a package.
-func ExecGo(env []string) Runner {
+// PATH with env (nil: the process environment), run as the user cred (nil:
+// benchgate's). Give it the environment and user the benchmarks are built
+// with: GOFLAGS (build tags, -mod=vendor), GOOS and GOARCH decide which files
+// belong to a package, and go list reads the change's go.mod.
+func ExecGo(env []string, cred *syscall.Credential) Runner {
 	return func(ctx context.Context, dir string, args ...string) ([]byte, error) {
-		return run(ctx, dir, env, "go", args, args)
+		return runAs(ctx, dir, env, cred, "go", args, args)
 	}
 }
 
 // run executes name with args; shown are the arguments its error message
 // names (without options added for every call).
 func run(ctx context.Context, dir string, env []string, name string, args, shown []string) ([]byte, error) {
+	return runAs(ctx, dir, env, nil, name, args, shown)
+}
+
+func runAs(ctx context.Context, dir string, env []string, cred *syscall.Credential, name string, args, shown []string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = env
+	if cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -19,6 +19,7 @@ import (
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/safefile"
 )
 
 // ReportJSON is where the action writes its JSON report, relative to the
@@ -31,7 +32,18 @@ const ReportJSON = "benchgate-report.json"
 // problems are warnings; the exit status is the gate's.
 func (a *app) action(ctx context.Context) int {
 	getenv := a.env.Getenv
-	gh := github.NewActions(a.env.Stdout, getenv)
+	// Nothing the pull request controls may become a workflow command:
+	// everything but benchgate's own commands is printed with command
+	// processing stopped, on one stream so that the runner sees it in order.
+	log := github.NewLog(a.env.Stdout)
+	defer log.Close()
+	a.env.Stdout, a.env.Stderr = log.Text(), log.Text()
+	gh := github.NewActions(log.Commands(), getenv)
+	if token := getenv(config.InputEnv("token")); token != "" {
+		// Masked before anything else is printed; read again only to
+		// publish.
+		_ = gh.Mask(token)
+	}
 	fail := func(code int, format string, args ...any) int {
 		msg := fmt.Sprintf(format, args...)
 		_ = gh.Annotate(github.Error, "", 0, "benchgate", msg)
@@ -40,9 +52,6 @@ func (a *app) action(ctx context.Context) int {
 	cfg, act, err := config.FromInputs(getenv)
 	if err != nil {
 		return fail(ExitUsage, "%v", err)
-	}
-	if act.Token != "" {
-		_ = gh.Mask(act.Token)
 	}
 	a.cfg = cfg
 	ws := getenv("GITHUB_WORKSPACE")
@@ -67,7 +76,7 @@ func (a *app) action(ctx context.Context) int {
 	}
 	target, err := event.Parse(event.Input{
 		EventName: name, EventPath: path, Payload: payload, SHA: getenv("GITHUB_SHA"),
-		Base: cfg.Base, Head: cfg.Head, AllowPullRequestTarget: act.AllowPullRequestTarget,
+		Base: cfg.Base, Head: cfg.Head, AllowPrivileged: act.AllowPrivilegedEvents, MergeOnly: act.Mode == "merge",
 	})
 	switch {
 	case err != nil && act.Mode == "merge":
@@ -83,18 +92,21 @@ func (a *app) action(ctx context.Context) int {
 	default:
 		fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", target.Description)
 	}
+	a.trust = trust{event: name, run: target.WorkflowRun, prHead: target.HeadSHA}
 	if act.PRNumber > 0 {
 		// A workflow_run job posting the report of a pull request's run.
+		// There the number comes from the run's artifact: comment checks
+		// it against the event before writing (trust.go).
 		target.PRNumber = act.PRNumber
 	}
 	jsonPath := filepath.Join(ws, ReportJSON)
 	if act.Mode == "merge" {
 		return a.actionMerge(ctx, gh, ws, jsonPath, target, act)
 	}
-	if err := goModule(ctx, dir); err != nil {
+	if err := goModule(ctx, dir, a.untrustedEnv()); err != nil {
 		return fail(ExitUsage, "input working-directory: %v", err)
 	}
-	repo, err := gitrev.Open(ctx, dir, gitrev.WithEnv(a.environ()))
+	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
 	if err != nil {
 		return fail(ExitUsage, "workspace %s: %v", dir, oneLine(err))
 	}
@@ -139,6 +151,11 @@ func (a *app) action(ctx context.Context) int {
 		shardDir = fmt.Sprintf("benchgate-shard-%d-of-%d", cfg.Shard.Index, cfg.Shard.Count)
 		cfg.Out = filepath.Join(ws, shardDir)
 		cfg.Confirm = cfg.Confirm && cfg.Shard.Count == 1
+		// The checkout may hold a symbolic link by that name: every
+		// component below the workspace is checked, none followed.
+		if err := safefile.MkdirAll(ws, cfg.Out, 0o755); err != nil {
+			return fail(ExitUsage, "shard directory %s: %v", shardDir, err)
+		}
 	}
 	code, v := a.measure(ctx, repo, baseSHA, headSHA)
 	chownLike(jsonPath, ws)
@@ -210,13 +227,6 @@ func shortRef(ref string) string {
 	return ref
 }
 
-func (a *app) environ() []string {
-	if a.env.Environ != nil {
-		return a.env.Environ
-	}
-	return os.Environ()
-}
-
 // publish writes the comment, the summary, the outputs and the annotations.
 // None of it changes the exit status.
 func (a *app) publish(ctx context.Context, gh *github.Actions, v gate.Verdict, target event.Target, act *config.Action) {
@@ -278,7 +288,12 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, v gate.Verdict, t
 // it could not.
 func (a *app) comment(ctx context.Context, v gate.Verdict, target event.Target, act *config.Action, runURL string) string {
 	getenv := a.env.Getenv
-	if act.Token == "" {
+	if readOnlyFork(getenv("GITHUB_EVENT_NAME"), target) {
+		return forkSkipNote
+	}
+	// The token is read here, to publish, and nowhere else.
+	token := strings.TrimSpace(getenv(config.InputEnv("token")))
+	if token == "" {
 		return "no token input: the pull request comment was skipped (the report is in this summary)"
 	}
 	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
@@ -286,11 +301,14 @@ func (a *app) comment(ctx context.Context, v gate.Verdict, target event.Target, 
 		return "GITHUB_REPOSITORY is not set: the pull request comment was skipped"
 	}
 	c, err := github.NewCommenter(github.Options{
-		APIURL: getenv("GITHUB_API_URL"), Token: act.Token,
+		APIURL: getenv("GITHUB_API_URL"), Token: token, Author: act.CommentAuthor,
 		Logf: func(format string, args ...any) { fmt.Fprintf(a.env.Stderr, "benchgate: "+format+"\n", args...) },
 	})
 	if err != nil {
 		return fmt.Sprintf("pull request comment: %v", err)
+	}
+	if err := a.checkPullRequest(ctx, c, owner, repo, target.PRNumber); err != nil {
+		return "no pull request comment: " + err.Error()
 	}
 	if act.Comment == "on-change" && !changed(v) {
 		exists, err := c.Exists(ctx, owner, repo, target.PRNumber, act.CommentKey)
@@ -360,7 +378,9 @@ func findBenchmark(ws, dir, pkg, name string) (string, int) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(p, "_test.go") {
+		if !strings.HasSuffix(p, "_test.go") || !d.Type().IsRegular() {
+			// Not a link (to /proc/self/fd/1, say) or a FIFO: reading
+			// one could block or leave the checkout.
 			return nil
 		}
 		line := grepLine(p, needle)
@@ -388,8 +408,11 @@ func findBenchmark(ws, dir, pkg, name string) (string, int) {
 	return filepath.ToSlash(rel), bestLine
 }
 
+// grepLine returns the number of the first line of the regular file path
+// that starts with needle, 0 if none. It opens nothing else (no link, FIFO
+// or device: safefile.OpenRegular), so it never blocks.
 func grepLine(path, needle string) int {
-	f, err := os.Open(path)
+	f, err := safefile.OpenRegular(path)
 	if err != nil {
 		return 0
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -23,10 +22,10 @@ import (
 // the chosen suite-wide false-alarm rate (--alpha, after --correction).
 func (a *app) calibrate(ctx context.Context) int {
 	dir := a.dir()
-	if err := goModule(ctx, dir); err != nil {
+	if err := goModule(ctx, dir, a.untrustedEnv()); err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
-	repo, err := gitrev.Open(ctx, dir, gitrev.WithEnv(a.environ()))
+	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
 	if err != nil {
 		return a.errorf(ExitUsage, "%s is not in a git repository: %v", dir, oneLine(err))
 	}
@@ -182,16 +181,20 @@ func (a *app) calibrationReport(v gate.Verdict, meta report.Meta) (int, *gate.Ve
 	a.calibration = c
 	md := renderCalibration(c, meta)
 	fmt.Fprint(a.env.Stdout, md)
+	var errs []error
 	if a.cfg.Markdown != "" {
-		if err := os.WriteFile(a.path(a.cfg.Markdown), []byte(md), 0o644); err != nil {
-			return a.errorf(ExitTool, "--markdown: %v", err), &v
+		if err := a.writeOutput("--markdown", a.cfg.Markdown, []byte(md)); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if a.cfg.JSON != "" {
 		b, _ := json.MarshalIndent(finiteCalibration(*c), "", "  ")
-		if err := os.WriteFile(a.path(a.cfg.JSON), append(b, '\n'), 0o644); err != nil {
-			return a.errorf(ExitTool, "--json: %v", err), &v
+		if err := a.writeOutput("--json", a.cfg.JSON, append(b, '\n')); err != nil {
+			errs = append(errs, err)
 		}
+	}
+	if len(errs) > 0 {
+		return a.errorf(ExitTool, "%v", a.reportLost(errs)), &v
 	}
 	if meta.Partial {
 		return ExitTool, &v

@@ -51,6 +51,10 @@ type app struct {
 
 	calibrating bool         // calibrate: conclude with the noise report
 	calibration *Calibration // its result
+
+	raw string // directory of the measured raw files, kept if a report cannot be written (outputs.go)
+
+	trust trust // the action's event, which artifacts are checked against (trust.go)
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -73,6 +77,12 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	a := &app{env: env, cfg: cfg}
+	if cfg.Command != "action" {
+		// Nothing measured is lost to a typo in an output path.
+		if err := a.checkOutputs(); err != nil {
+			return a.errorf(ExitUsage, "%v", err)
+		}
+	}
 	switch cfg.Command {
 	case "compare":
 		return a.compare()
@@ -212,13 +222,17 @@ func (a *app) policy() gate.Policy {
 	return p
 }
 
-// write renders the reports: Markdown to stdout and --markdown, JSON to --json.
+// write renders the reports: Markdown to stdout and --markdown, JSON to
+// --json, never through a symbolic link at those paths. When a file cannot
+// be written, the error says that the report is above (on stdout) and
+// where the raw results are kept.
 func (a *app) write(v gate.Verdict, meta report.Meta) error {
 	md := report.Markdown(v, meta, report.Options{})
 	fmt.Fprint(a.env.Stdout, md)
+	var errs []error
 	if a.cfg.Markdown != "" {
-		if err := os.WriteFile(a.path(a.cfg.Markdown), []byte(md), 0o644); err != nil {
-			return fmt.Errorf("--markdown: %w", err)
+		if err := a.writeOutput("--markdown", a.cfg.Markdown, []byte(md)); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if a.cfg.JSON != "" {
@@ -226,9 +240,12 @@ func (a *app) write(v gate.Verdict, meta report.Meta) error {
 		if err != nil {
 			return fmt.Errorf("json report: %w", err)
 		}
-		if err := os.WriteFile(a.path(a.cfg.JSON), b, 0o644); err != nil {
-			return fmt.Errorf("--json: %w", err)
+		if err := a.writeOutput("--json", a.cfg.JSON, b); err != nil {
+			errs = append(errs, err)
 		}
+	}
+	if len(errs) > 0 {
+		return a.reportLost(errs)
 	}
 	return nil
 }
@@ -240,14 +257,10 @@ func (a *app) run(ctx context.Context) (int, *gate.Verdict) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return a.errorf(ExitUsage, "-C %s: not a directory", dir), nil
 	}
-	if err := goModule(ctx, dir); err != nil {
+	if err := goModule(ctx, dir, a.untrustedEnv()); err != nil {
 		return a.errorf(ExitUsage, "%v", err), nil
 	}
-	var gitOpts []gitrev.Option
-	if a.env.Environ != nil {
-		gitOpts = append(gitOpts, gitrev.WithEnv(a.env.Environ))
-	}
-	repo, err := gitrev.Open(ctx, dir, gitOpts...)
+	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
 	if err != nil {
 		return a.errorf(ExitUsage, "%s is not in a git repository: %v", dir, oneLine(err)), nil
 	}
@@ -279,9 +292,10 @@ func timingNote(res *runner.Result) string {
 }
 
 // goModule checks that dir is inside a Go module.
-func goModule(ctx context.Context, dir string) error {
+func goModule(ctx context.Context, dir string, env []string) error {
 	cmd := exec.CommandContext(ctx, "go", "env", "GOMOD")
 	cmd.Dir = dir
+	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("go env GOMOD in %s: %v", dir, err)

@@ -18,6 +18,8 @@ import (
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
+	"github.com/benchgate/benchgate/internal/safefile"
+	"github.com/benchgate/benchgate/internal/sandbox"
 	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
 )
@@ -48,6 +50,14 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		}
 	}
 
+	sb, err := a.sandbox(tmp, []string{trees[0].Path(), trees[1].Path()})
+	if sb != nil {
+		defer sb.release()
+	}
+	if err != nil {
+		return a.errorf(ExitTool, "sandbox for the benchmarks: %v", err), nil
+	}
+
 	seed := a.cfg.Seed
 	if !a.cfg.SeedSet {
 		seed = rand.Int64N(1 << 31)
@@ -58,7 +68,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	}
 	packages := a.cfg.Packages
 	if a.cfg.Affected {
-		sel, err := a.affected(ctx, repo, trees, baseSHA, headSHA)
+		sel, err := a.affected(ctx, sb.Sandbox, repo, trees, baseSHA, headSHA)
 		if err != nil {
 			return a.errorf(ExitTool, "--packages affected: %v", oneLine(err)), nil
 		}
@@ -81,16 +91,20 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	} else if !filepath.IsAbs(out) {
 		out = filepath.Join(a.env.Dir, out)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	// The parent exists (checkOutputs; in the action, the workspace);
+	// out itself may not be a symbolic link, nor may any file written in
+	// it (safefile).
+	if err := safefile.MkdirAll(filepath.Dir(out), out, 0o755); err != nil {
 		return a.errorf(ExitUsage, "--out %s: %v", a.cfg.Out, err), nil
 	}
+	a.raw = out
 	rawBase, rawHead := filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt")
-	bf, err := os.Create(rawBase)
+	bf, err := safefile.Create(rawBase, 0o644)
 	if err != nil {
 		return a.errorf(ExitUsage, "--out: %v", err), nil
 	}
 	defer bf.Close()
-	hf, err := os.Create(rawHead)
+	hf, err := safefile.Create(rawHead, 0o644)
 	if err != nil {
 		return a.errorf(ExitUsage, "--out: %v", err), nil
 	}
@@ -104,18 +118,19 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", a.cfg.Base, short(baseSHA), a.cfg.Head, short(headSHA), seed)
 	}
 	opts := runner.Options{
-		Packages:  packages,
-		Bench:     a.cfg.Bench,
-		Count:     a.cfg.Count,
-		Benchtime: a.cfg.Benchtime,
-		CPU:       a.cfg.CPU,
-		Timeout:   a.cfg.Timeout,
-		Seed:      seed,
-		Pin:       a.cfg.Pin,
-		BinDir:    filepath.Join(tmp, "bin"),
-		Env:       a.env.Environ,
-		LogDir:    logDir,
-		Progress:  a.progress(),
+		Packages:   packages,
+		Bench:      a.cfg.Bench,
+		Count:      a.cfg.Count,
+		Benchtime:  a.cfg.Benchtime,
+		CPU:        a.cfg.CPU,
+		Timeout:    a.cfg.Timeout,
+		Seed:       seed,
+		Pin:        a.cfg.Pin,
+		BinDir:     filepath.Join(tmp, "bin"),
+		Env:        sb.Env(),
+		Credential: sb.Credential(),
+		LogDir:     logDir,
+		Progress:   a.progress(),
 	}
 	opts.Plan = func(units []runner.Unit) {
 		m := 0
@@ -133,7 +148,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	}
 	var manifest *shard.Manifest
 	if !a.cfg.Shard.IsZero() {
-		manifest = &shard.Manifest{Shard: a.cfg.Shard, BaseSHA: baseSHA, HeadSHA: headSHA, Tool: "benchgate " + Version, Settings: a.settings()}
+		manifest = &shard.Manifest{Shard: a.cfg.Shard, BaseSHA: baseSHA, HeadSHA: headSHA, PRHeadSHA: a.trust.prHead, Tool: "benchgate " + Version, Settings: a.settings()}
 		opts.Select = func(units []runner.Unit) []runner.Unit {
 			for _, u := range units {
 				manifest.All = append(manifest.All, u.ID())
@@ -152,6 +167,9 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	sess, runErr := runner.Prepare(ctx,
 		runner.Side{Name: "base", Dir: trees[0].Dir()},
 		runner.Side{Name: "head", Dir: trees[1].Dir()}, opts)
+	if sess != nil {
+		a.noteToolchains(&meta, sess.Result().GoVersion)
+	}
 	var res *runner.Result
 	if runErr == nil && a.cfg.MaxTime > 0 {
 		var note string
@@ -371,12 +389,12 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d time regression(s) with %d fresh interleaved rounds\n", len(units), a.cfg.Count)
 	}
 	cbase, chead := filepath.Join(out, "confirm-base.txt"), filepath.Join(out, "confirm-head.txt")
-	bf, err := os.Create(cbase)
+	bf, err := safefile.Create(cbase, 0o644)
 	if err != nil {
 		return err
 	}
 	defer bf.Close()
-	hf, err := os.Create(chead)
+	hf, err := safefile.Create(chead, 0o644)
 	if err != nil {
 		return err
 	}
@@ -421,6 +439,7 @@ func (a *app) writeShard(dir string, m *shard.Manifest, res *runner.Result, runE
 	m.Complete = runErr == nil
 	if res != nil {
 		m.Rounds, m.Failures = res.Rounds, len(res.Failures)
+		m.BaseGo, m.HeadGo = res.GoVersion[0], res.GoVersion[1]
 	}
 	if err := m.Write(dir); err != nil {
 		return fmt.Errorf("writing the shard manifest: %w", err)
@@ -436,19 +455,19 @@ func (a *app) writeShard(dir string, m *shard.Manifest, res *runner.Result, runE
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, FailuresFile), append(b, '\n'), 0o644)
+	return safefile.WriteFile(filepath.Join(dir, FailuresFile), append(b, '\n'), 0o644)
 }
 
 // affected selects the packages whose code or dependencies changed.
-func (a *app) affected(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.Worktree, baseSHA, headSHA string) (*affected.Selection, error) {
-	changed, err := affected.Changed(ctx, repo.Root(), baseSHA, headSHA, affected.ExecGit(a.env.Environ))
+func (a *app) affected(ctx context.Context, sb *sandbox.Sandbox, repo *gitrev.Repo, trees [2]*gitrev.Worktree, baseSHA, headSHA string) (*affected.Selection, error) {
+	changed, err := affected.Changed(ctx, repo.Root(), baseSHA, headSHA, affected.ExecGit(a.gitEnv()))
 	if err != nil {
 		return nil, err
 	}
 	return affected.Select(ctx,
 		affected.Tree{Root: trees[0].Path(), Dir: trees[0].Dir()},
 		affected.Tree{Root: trees[1].Path(), Dir: trees[1].Dir()},
-		changed, affected.Options{Patterns: a.cfg.Packages, Go: affected.ExecGo(a.env.Environ)})
+		changed, affected.Options{Patterns: a.cfg.Packages, Go: affected.ExecGo(sb.Env(), sb.Credential())})
 }
 
 // affectedNotes lists the selection for the report: the summary, then at
@@ -466,4 +485,14 @@ func affectedNotes(sel *affected.Selection) []string {
 		notes = append(notes, "ignored change "+e.Name+": "+e.Reason)
 	}
 	return notes
+}
+
+// noteToolchains records the Go toolchains that built base and head in the
+// report's metadata, and warns on stderr, early, when they differ: the
+// comparison then measures the compiler and the runtime too.
+func (a *app) noteToolchains(meta *report.Meta, v [2]string) {
+	meta.BaseGo, meta.HeadGo = runner.CleanGoVersion(v[0]), runner.CleanGoVersion(v[1])
+	if w := meta.GoWarning(); w != "" {
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", w)
+	}
 }

@@ -97,6 +97,8 @@ func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
 		meta.BaseSHA, meta.HeadSHA = manifests[0].BaseSHA, manifests[0].HeadSHA
 		meta.BaseRef, meta.HeadRef = short(meta.BaseSHA), short(meta.HeadSHA)
 		meta.Count = manifests[0].Rounds
+		a.trustedCommits(&meta, manifests)
+		a.noteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo})
 	}
 	meta.Notes = append(meta.Notes, fmt.Sprintf("merged %d shard(s): %s", len(manifests), shardList(manifests)))
 	if len(missing) > 0 || len(problems) > 0 {

@@ -18,7 +18,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
+	"github.com/benchgate/benchgate/internal/sandbox"
 	"github.com/benchgate/benchgate/internal/shard"
 )
 
@@ -45,6 +47,9 @@ type Config struct {
 	Affected   bool          // only packages affected by the change (--packages affected)
 	Shard      shard.Spec    // this job's part of a sharded suite; zero: all
 	MergeDirs  []string      // merge: the shards' --out directories
+	// Env names the variables (NAME, or NAME=VALUE) passed on to the
+	// change's code beyond the allow-list (--env, repeatable).
+	Env []string
 
 	// How to judge.
 	Threshold  float64 // fraction: 0.05 is 5%
@@ -120,6 +125,8 @@ flags:
   --confirm=false    fail on a time regression without re-running the flagged benchmarks to confirm it
   --max-time D       adaptive: stop adding rounds once every benchmark is decided, or after D
   --pin              pin each benchmark process to fixed CPUs (Linux)
+  --env NAME         pass the variable NAME (or set NAME=VALUE) to go and the benchmarks, which otherwise see
+                     only PATH, HOME, TMPDIR, the locale and the Go build settings (repeatable)
   --rev REV          calibrate: the revision measured against itself (default HEAD)
   --packages LIST    package patterns (space- or comma-separated), or "affected": only packages whose code or
                      dependencies changed between base and head, among the positional packages (default ./...)
@@ -180,6 +187,7 @@ func Parse(args []string) (*Config, error) {
 	fs.BoolVar(&c.AllowSame, "allow-same", false, "")
 	fs.BoolVar(&c.Confirm, "confirm", c.Confirm, "")
 	fs.BoolVar(&c.Pin, "pin", false, "")
+	fs.Func("env", "", func(s string) error { return envList(s, &c.Env) })
 	fs.StringVar(&c.Rev, "rev", c.Rev, "")
 	fs.Func("correction", "", func(s string) error { return correction(s, &c.Correction) })
 	fs.Func("test", "", func(s string) error { return timeTest(s, &c.Test) })
@@ -286,6 +294,25 @@ func flagError(err error) error {
 		}
 	}
 	return usagef("%s", msg)
+}
+
+// envList adds the --env names (or NAME=VALUE) in s, separated by commas or
+// white space; a value with either needs a flag of its own.
+func envList(s string, list *[]string) error {
+	if strings.Contains(s, "=") {
+		if err := sandbox.CheckName(s); err != nil {
+			return err
+		}
+		*list = append(*list, s)
+		return nil
+	}
+	for _, name := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		if err := sandbox.CheckName(name); err != nil {
+			return err
+		}
+		*list = append(*list, name)
+	}
+	return nil
 }
 
 // checkRegexp validates a -bench expression the way testing splits it:

@@ -2,19 +2,29 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
 
+// loginPattern matches a GitHub login (letters, digits and single hyphens,
+// at most 39 characters) or an app's bot account, "NAME[bot]".
+var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}(?:\[bot\])?$`)
+
 // Action holds the settings that only the GitHub Action has.
 type Action struct {
-	Comment                string // always, on-change, never
-	CommentKey             string
-	Token                  string
-	WorkingDirectory       string
-	AllowPullRequestTarget bool
-	Mode                   string // gate, calibrate or merge
-	PRNumber               int    // comment on this pull request (a workflow_run job); 0: from the event
+	Comment    string // always, on-change, never
+	CommentKey string
+	// CommentAuthor is the login that owns the sticky comment ("" means
+	// github-actions[bot], GITHUB_TOKEN's author). The token input is not
+	// here: the action reads it from the environment only when publishing.
+	CommentAuthor    string
+	WorkingDirectory string
+	// AllowPrivilegedEvents is allow-privileged-events, or its old name
+	// allow-pull-request-target: run code on events that give it secrets.
+	AllowPrivilegedEvents bool
+	Mode                  string // gate, calibrate or merge
+	PRNumber              int    // comment on this pull request (a workflow_run job); 0: from the event
 }
 
 // Input is one action input: its name in action.yml and its default there.
@@ -38,8 +48,10 @@ var Inputs = []Input{
 	{"token", ""},
 	{"comment", "always"},
 	{"comment-key", "benchgate"},
+	{"comment-author", ""},
 	{"fail-on", "time,allocs,bytes,failure"},
-	{"allow-pull-request-target", "false"},
+	{"allow-privileged-events", "false"},
+	{"allow-pull-request-target", "false"}, // the old name of allow-privileged-events
 	{"timeout", "10m"},
 	{"seed", ""},
 	{"correction", "holm"},
@@ -47,6 +59,7 @@ var Inputs = []Input{
 	{"confirm", "true"},
 	{"max-time", ""},
 	{"pin", "false"},
+	{"env", ""},
 	{"mode", "gate"},
 	{"shard", ""},
 	{"merge", ""},
@@ -115,7 +128,7 @@ func setInput(c *Config, a *Action, name, v string) error {
 	case "working-directory":
 		a.WorkingDirectory = v
 	case "token":
-		a.Token = v
+		// Read from the environment when publishing, never kept here.
 	case "comment":
 		switch v {
 		case "always", "on-change", "never":
@@ -132,11 +145,18 @@ func setInput(c *Config, a *Action, name, v string) error {
 		}
 	case "fail-on":
 		err = failOn(v, &c.FailOn)
-	case "allow-pull-request-target":
-		a.AllowPullRequestTarget, err = strconv.ParseBool(v)
+	case "allow-privileged-events", "allow-pull-request-target":
+		allow, err := strconv.ParseBool(v)
 		if err != nil {
 			return fmt.Errorf("want true or false")
 		}
+		a.AllowPrivilegedEvents = a.AllowPrivilegedEvents || allow
+	case "comment-author":
+		// A GitHub login, or an app's "NAME[bot]".
+		if v != "" && !loginPattern.MatchString(v) {
+			return fmt.Errorf(`want a GitHub login, or an app's "NAME[bot]"`)
+		}
+		a.CommentAuthor = v
 	case "timeout":
 		err = positiveDuration(v, &c.Timeout)
 	case "correction":
@@ -152,6 +172,16 @@ func setInput(c *Config, a *Action, name, v string) error {
 		c.Pin, err = strconv.ParseBool(v)
 		if err != nil {
 			return fmt.Errorf("want true or false")
+		}
+	case "env":
+		// One name (or NAME=VALUE) a line, or names separated by commas
+		// or spaces.
+		for line := range strings.Lines(v) {
+			if line = strings.TrimSpace(line); line != "" {
+				if err := envList(line, &c.Env); err != nil {
+					return err
+				}
+			}
 		}
 	case "max-time":
 		if v != "" {

@@ -46,8 +46,41 @@ func TestFromInputs(t *testing.T) {
 		!cmp.Equal(c.Packages, []string{"./a/...", "./b"}) || !cmp.Equal(c.CPU, []int{1, 4}) {
 		t.Errorf("config: %+v", c)
 	}
-	if a.CommentKey != "linux-amd64" || a.Comment != "on-change" || a.Token != "t" || !a.AllowPullRequestTarget || a.Mode != "calibrate" {
+	if a.CommentKey != "linux-amd64" || a.Comment != "on-change" || !a.AllowPrivilegedEvents || a.Mode != "calibrate" {
 		t.Errorf("action: %+v", a)
+	}
+}
+
+// allow-pull-request-target is the old name of allow-privileged-events; the
+// token input is read only when publishing, so FromInputs does not keep it;
+// comment-author takes a login or an app's bot.
+func TestFromInputsActionSettings(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want Action
+	}{
+		{map[string]string{"INPUT_ALLOW-PRIVILEGED-EVENTS": "true"}, Action{AllowPrivilegedEvents: true}},
+		{map[string]string{"INPUT_ALLOW-PULL-REQUEST-TARGET": "true"}, Action{AllowPrivilegedEvents: true}},
+		{map[string]string{"INPUT_ALLOW-PULL-REQUEST-TARGET": "true", "INPUT_ALLOW-PRIVILEGED-EVENTS": "false"}, Action{AllowPrivilegedEvents: true}},
+		{map[string]string{"INPUT_ALLOW-PULL-REQUEST-TARGET": "false", "INPUT_ALLOW-PRIVILEGED-EVENTS": "false"}, Action{}},
+		{map[string]string{"INPUT_COMMENT-AUTHOR": "my-app[bot]", "INPUT_TOKEN": "ghp_x"}, Action{CommentAuthor: "my-app[bot]"}},
+		{map[string]string{"INPUT_COMMENT-AUTHOR": " octo-cat "}, Action{CommentAuthor: "octo-cat"}},
+	}
+	for _, tt := range tests {
+		_, a, err := FromInputs(getenvFrom(tt.env))
+		if err != nil {
+			t.Errorf("%v: %v", tt.env, err)
+			continue
+		}
+		tt.want.Comment, tt.want.CommentKey, tt.want.WorkingDirectory, tt.want.Mode = "always", "benchgate", ".", "gate"
+		if diff := cmp.Diff(&tt.want, a); diff != "" {
+			t.Errorf("%v: action (-want +got):\n%s", tt.env, diff)
+		}
+	}
+	for _, bad := range []string{"a--b", "-a", "a-", "[bot]", "a[bot][bot]", "x/y", strings.Repeat("a", 40)} {
+		if _, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_COMMENT-AUTHOR": bad})); err == nil {
+			t.Errorf("comment-author %q accepted", bad)
+		}
 	}
 }
 
@@ -60,6 +93,8 @@ func TestFromInputsBad(t *testing.T) {
 		"INPUT_COMMENT-KEY":               `input comment-key: "a b": want letters`,
 		"INPUT_FAIL-ON":                   `input fail-on: "speed": unknown kind "speed"`,
 		"INPUT_ALLOW-PULL-REQUEST-TARGET": `input allow-pull-request-target: "yes please": want true or false`,
+		"INPUT_ALLOW-PRIVILEGED-EVENTS":   `input allow-privileged-events: "1 please": want true or false`,
+		"INPUT_COMMENT-AUTHOR":            `input comment-author: "@mona": want a GitHub login, or an app's "NAME[bot]"`,
 		"INPUT_BENCH":                     `input bench: "(": `,
 		"INPUT_PACKAGES":                  `input packages: "-exec=x": package pattern "-exec=x" looks like a flag`,
 		"INPUT_CORRECTION":                `input correction: "bonferroni": want holm, bh or none`,
@@ -69,6 +104,7 @@ func TestFromInputsBad(t *testing.T) {
 			"INPUT_COUNT": "0", "INPUT_THRESHOLD": "abc", "INPUT_ALPHA": "1.5", "INPUT_COMMENT": "sometimes",
 			"INPUT_COMMENT-KEY": "a b", "INPUT_FAIL-ON": "speed", "INPUT_ALLOW-PULL-REQUEST-TARGET": "yes please",
 			"INPUT_BENCH": "(", "INPUT_PACKAGES": "-exec=x", "INPUT_CORRECTION": "bonferroni", "INPUT_MODE": "fast",
+			"INPUT_ALLOW-PRIVILEGED-EVENTS": "1 please", "INPUT_COMMENT-AUTHOR": "@mona",
 		}[env]
 		_, _, err := FromInputs(getenvFrom(map[string]string{env: val}))
 		var ue *UsageError

@@ -2,7 +2,7 @@
 // Actions event that started the run.
 //
 // It is pure: the caller reads GITHUB_EVENT_NAME, GITHUB_EVENT_PATH (with
-// [ReadPayload]), GITHUB_SHA and the base, head and allow-pull-request-target
+// [ReadPayload]), GITHUB_SHA and the base, head and allow-privileged-events
 // inputs and passes them in an [Input]; [Parse] returns a [Target]. Nothing here
 // reads the environment, runs git or talks to the network.
 //
@@ -25,11 +25,25 @@
 //   - merge_group: base is merge_group.base_sha, head merge_group.head_sha, so a
 //     merge queue can require the check without extra inputs.
 //   - pull_request_target: refused (see [ErrPullRequestTarget]) unless
-//     Input.AllowPullRequestTarget is set; then head is pull_request.head.sha and
+//     Input.AllowPrivileged is set; then head is pull_request.head.sha and
 //     base pull_request.base.sha.
-//   - workflow_dispatch, schedule and every other event, and runs outside GitHub
-//     Actions (empty event name): the base input is required; head defaults to
-//     GITHUB_SHA, or HEAD when that is unset too.
+//   - workflow_run: Target.WorkflowRun holds the commit and repository of the
+//     run that finished (the trusted facts a job posting that run's results
+//     checks an artifact's claims against). With Input.MergeOnly nothing else
+//     is needed; otherwise it is a privileged event (below) and then like
+//     workflow_dispatch.
+//   - workflow_dispatch, schedule and the other trusted events, and runs
+//     outside GitHub Actions (empty event name): the base input is required;
+//     head defaults to GITHUB_SHA, or HEAD when that is unset too.
+//
+// Privileged events: every event that is not started by someone with write
+// access to the repository and still runs with its secrets and a read/write
+// token (pull_request_target, workflow_run, issue_comment, issues,
+// check_suite, …; every event not in the list of [Trusted] events) is
+// refused unless Input.AllowPrivileged is set, because benchmarking compiles
+// and runs whatever code the workflow checked out, which on these events can
+// be a fork's (see [ErrPrivilegedEvent]). Input.MergeOnly (mode merge, which
+// runs no code) lifts the refusal.
 //
 // For pull_request and pull_request_target the target also carries the pull
 // request number, the head commit of the pull request branch and whether the
@@ -49,6 +63,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -63,7 +78,12 @@ type Input struct {
 	Base string // the base input or flag; empty means "from the event"
 	Head string // the head input or flag; empty means "from the event"
 
-	AllowPullRequestTarget bool // the allow-pull-request-target input
+	// AllowPrivileged is the allow-privileged-events input (or its old name
+	// allow-pull-request-target): run on privileged events.
+	AllowPrivileged bool
+	// MergeOnly says that benchgate will run none of the revisions' code (mode
+	// merge): privileged events are allowed, and workflow_run needs no base.
+	MergeOnly bool
 }
 
 // Target is the pair of revisions to compare and what is known about them.
@@ -90,19 +110,84 @@ type Target struct {
 	// commit to attach checks to); empty for events without a pull request.
 	HeadSHA string
 
+	// WorkflowRun is set for workflow_run events: the run that finished.
+	WorkflowRun *WorkflowRun
+
 	// Description says in words what is compared, for logs and reports, e.g.
 	// "pull request #12: merge commit abc1234 vs its first parent".
 	Description string
 }
 
+// WorkflowRun is what a workflow_run event says about the run that finished.
+// It comes from GitHub, not from the run: a job that posts the run's results
+// trusts these fields, and nothing in the run's artifacts.
+type WorkflowRun struct {
+	ID    int64  // workflow_run.id
+	Event string // workflow_run.event: what started the run, e.g. "pull_request"
+	// HeadSHA is workflow_run.head_sha: the commit the run was for (for a
+	// pull_request run, the pull request's head commit, not the test merge
+	// commit it measured).
+	HeadSHA string
+	// HeadBranch is workflow_run.head_branch (in HeadRepo).
+	HeadBranch string
+	// HeadRepo is workflow_run.head_repository.full_name, "owner/name": the
+	// fork for a pull request from a fork; empty if it was deleted.
+	HeadRepo string
+	// PullRequests are the numbers in workflow_run.pull_requests; GitHub fills
+	// them only for pull requests whose head is in this repository (empty for
+	// forks).
+	PullRequests []int
+}
+
+// Trusted lists the events benchgate runs code on without
+// Input.AllowPrivileged: they are started by someone with write access (a
+// push, a dispatch, a release, a schedule, the merge queue), or GitHub gives
+// a fork's run neither secrets nor a write token (pull_request and its
+// reviews). workflow_dispatch is trusted: only people with write access can
+// start it, on a ref they choose.
+var Trusted = []string{
+	"", "push", "pull_request", "pull_request_review", "pull_request_review_comment",
+	"merge_group", "workflow_dispatch", "repository_dispatch", "schedule",
+	"release", "create", "delete", "deployment",
+}
+
 // ErrPullRequestTarget is returned for pull_request_target events unless
-// Input.AllowPullRequestTarget is set.
-var ErrPullRequestTarget = errors.New("refusing to run on pull_request_target: " +
+// Input.AllowPrivileged is set. It matches ErrPrivilegedEvent too.
+var ErrPullRequestTarget error = &privilegedError{event: "pull_request_target", why: "refusing to run on pull_request_target: " +
 	"that event runs with a read/write token and the repository's secrets even for pull requests from forks, " +
 	"and benchmarking compiles and runs the pull request's code (init functions, TestMain, benchmarks), " +
 	`which could steal them (a "pwn request"); ` +
-	"run benchgate on pull_request instead, and post comments for forks from a separate workflow_run workflow, " +
-	"or set allow-pull-request-target: true if every pull request is trusted")
+	"run benchgate on pull_request instead, and post comments for forks from a separate workflow_run workflow (mode merge), " +
+	"or set allow-privileged-events: true if every pull request is trusted"}
+
+// ErrPrivilegedEvent matches (errors.Is) the error Parse returns for a
+// privileged event (see the package documentation) when Input.AllowPrivileged
+// and Input.MergeOnly are not set. The error names the event and the input.
+var ErrPrivilegedEvent = errors.New("refusing to run on a privileged event")
+
+type privilegedError struct{ event, why string }
+
+func (e *privilegedError) Error() string { return e.why }
+
+func (e *privilegedError) Is(target error) bool { return target == ErrPrivilegedEvent }
+
+// privileged returns the refusal for event.
+func privileged(event string) error {
+	if event == "pull_request_target" {
+		return ErrPullRequestTarget
+	}
+	hint := "run the benchmarks on pull_request instead"
+	switch event {
+	case "workflow_run":
+		hint = "a workflow_run job that posts a pull_request run's results needs mode: merge, which runs no code"
+	case "issue_comment":
+		hint = "anyone can comment, and a comment-triggered workflow that checks out the pull request runs a fork's code"
+	}
+	return &privilegedError{event: event, why: fmt.Sprintf("refusing to run on %s without allow-privileged-events: true: "+
+		"that event runs with a read/write token and the repository's secrets, people without write access can start it, "+
+		"and benchmarking compiles and runs the code it checks out, which may be a fork's and could steal them; %s, "+
+		"or set allow-privileged-events: true if every revision benchmarked there is trusted", event, hint)}
+}
 
 // ErrNoBase is wrapped by the errors Parse returns when the event does not say
 // what to compare against and the base input is empty.
@@ -127,6 +212,10 @@ func Parse(in Input) (Target, error) {
 	}
 	in.Base, in.Head = base, head
 
+	if !in.AllowPrivileged && !in.MergeOnly && !slices.Contains(Trusted, in.EventName) {
+		// Refused before the payload is read.
+		return Target{}, privileged(in.EventName)
+	}
 	switch in.EventName {
 	case "pull_request":
 		return pullRequest(in)
@@ -136,6 +225,8 @@ func Parse(in Input) (Target, error) {
 		return push(in)
 	case "merge_group":
 		return mergeGroup(in)
+	case "workflow_run":
+		return workflowRun(in)
 	default:
 		return fromInputs(in)
 	}
@@ -188,6 +279,19 @@ type pushEvent struct {
 	Deleted bool   `json:"deleted"`
 }
 
+type workflowRunEvent struct {
+	WorkflowRun *struct {
+		ID             int64  `json:"id"`
+		Event          string `json:"event"`
+		HeadSHA        string `json:"head_sha"`
+		HeadBranch     string `json:"head_branch"`
+		HeadRepository *repo  `json:"head_repository"` // null when deleted
+		PullRequests   []struct {
+			Number int `json:"number"`
+		} `json:"pull_requests"`
+	} `json:"workflow_run"`
+}
+
 type mergeGroupEvent struct {
 	MergeGroup *struct {
 		HeadSHA string `json:"head_sha"`
@@ -228,9 +332,6 @@ func pullRequest(in Input) (Target, error) {
 }
 
 func pullRequestTarget(in Input) (Target, error) {
-	if !in.AllowPullRequestTarget {
-		return Target{}, ErrPullRequestTarget
-	}
 	var ev pullRequestEvent
 	if err := decode(in, &ev); err != nil {
 		return Target{}, err
@@ -245,8 +346,12 @@ func pullRequestTarget(in Input) (Target, error) {
 	if t.Base, err = pick(in, "base", in.Base, "pull_request.base.sha", ev.PullRequest.Base.SHA); err != nil {
 		return Target{}, err
 	}
-	t.Description = fmt.Sprintf("pull request #%d (pull_request_target, allowed by allow-pull-request-target): head %s vs base %s",
-		t.PRNumber, short(t.Head), short(t.Base))
+	how := "allowed by allow-privileged-events"
+	if !in.AllowPrivileged {
+		how = "mode merge"
+	}
+	t.Description = fmt.Sprintf("pull request #%d (pull_request_target, %s): head %s vs base %s",
+		t.PRNumber, how, short(t.Head), short(t.Base))
 	return t, nil
 }
 
@@ -326,6 +431,51 @@ func mergeGroup(in Input) (Target, error) {
 	}
 	t.Description = fmt.Sprintf("merge queue for %s: %s vs %s", orUnknown(ev.MergeGroup.BaseRef), short(t.Head), short(t.Base))
 	return t, nil
+}
+
+func workflowRun(in Input) (Target, error) {
+	var ev workflowRunEvent
+	if err := decode(in, &ev); err != nil {
+		return Target{}, err
+	}
+	if ev.WorkflowRun == nil {
+		return Target{}, fieldError(in, "workflow_run", "missing")
+	}
+	w := ev.WorkflowRun
+	sha, err := checkSHA(in.EventName, "workflow_run.head_sha", w.HeadSHA)
+	if err != nil {
+		return Target{}, fmt.Errorf("%s: %w", eventFile(in), err)
+	}
+	run := &WorkflowRun{ID: w.ID, Event: w.Event, HeadSHA: sha, HeadBranch: w.HeadBranch}
+	if w.HeadRepository != nil {
+		run.HeadRepo = w.HeadRepository.FullName
+	}
+	for _, pr := range w.PullRequests {
+		if pr.Number > 0 {
+			run.PullRequests = append(run.PullRequests, pr.Number)
+		}
+	}
+	from := orUnknown(run.Event) + " run"
+	if run.ID != 0 {
+		from = fmt.Sprintf("%s %d", from, run.ID)
+	}
+	if in.MergeOnly && in.Base == "" && in.Head == "" {
+		return Target{WorkflowRun: run, Description: fmt.Sprintf("workflow_run of %s: head %s of %s",
+			from, short(run.HeadSHA), orUnknownRepo(run.HeadRepo))}, nil
+	}
+	t, err := fromInputs(in)
+	if err != nil {
+		return Target{}, err
+	}
+	t.WorkflowRun = run
+	return t, nil
+}
+
+func orUnknownRepo(name string) string {
+	if name == "" {
+		return "a deleted repository"
+	}
+	return name
 }
 
 func fromInputs(in Input) (Target, error) {

@@ -32,6 +32,7 @@ func TestParse(t *testing.T) {
 		name    string
 		in      Input
 		fixture string // file under testdata read into in.Payload
+		payload string // used when fixture is empty
 		want    Target
 	}{
 		{
@@ -121,22 +122,86 @@ func TestParse(t *testing.T) {
 		},
 		{
 			name:    "pull_request_target when allowed",
-			in:      Input{EventName: "pull_request_target", SHA: prBaseSHA, AllowPullRequestTarget: true},
+			in:      Input{EventName: "pull_request_target", SHA: prBaseSHA, AllowPrivileged: true},
 			fixture: "pull_request_target.json",
 			want: Target{
 				Base: prBaseSHA, Head: prHeadSHA,
 				PRNumber: 31, Fork: true, HeadSHA: prHeadSHA,
-				Description: "pull request #31 (pull_request_target, allowed by allow-pull-request-target): head a1b2c3d vs base 0f9e8d7",
+				Description: "pull request #31 (pull_request_target, allowed by allow-privileged-events): head a1b2c3d vs base 0f9e8d7",
 			},
 		},
 		{
 			name:    "pull_request_target when allowed, with a base input",
-			in:      Input{EventName: "pull_request_target", SHA: prBaseSHA, AllowPullRequestTarget: true, Base: "main"},
+			in:      Input{EventName: "pull_request_target", SHA: prBaseSHA, AllowPrivileged: true, Base: "main"},
 			fixture: "pull_request_target.json",
 			want: Target{
 				Base: "main", Head: prHeadSHA,
 				PRNumber: 31, Fork: true, HeadSHA: prHeadSHA,
-				Description: "pull request #31 (pull_request_target, allowed by allow-pull-request-target): head a1b2c3d vs base main",
+				Description: "pull request #31 (pull_request_target, allowed by allow-privileged-events): head a1b2c3d vs base main",
+			},
+		},
+		{
+			name:    "pull_request_target in mode merge runs no code: allowed",
+			in:      Input{EventName: "pull_request_target", SHA: prBaseSHA, MergeOnly: true},
+			fixture: "pull_request_target.json",
+			want: Target{
+				Base: prBaseSHA, Head: prHeadSHA,
+				PRNumber: 31, Fork: true, HeadSHA: prHeadSHA,
+				Description: "pull request #31 (pull_request_target, mode merge): head a1b2c3d vs base 0f9e8d7",
+			},
+		},
+		{
+			name:    "workflow_run of a fork's pull request, mode merge",
+			in:      Input{EventName: "workflow_run", SHA: prBaseSHA, MergeOnly: true},
+			fixture: "workflow_run.json",
+			want: Target{
+				WorkflowRun: &WorkflowRun{ID: 10823456789, Event: "pull_request", HeadSHA: prHeadSHA, HeadBranch: "faster-parser", HeadRepo: "mona/widgets"},
+				Description: "workflow_run of pull_request run 10823456789: head a1b2c3d of mona/widgets",
+			},
+		},
+		{
+			name:    "workflow_run of a same-repository pull request lists it, mode merge",
+			in:      Input{EventName: "workflow_run", SHA: prBaseSHA, MergeOnly: true},
+			fixture: "workflow_run_same_repo.json",
+			want: Target{
+				WorkflowRun: &WorkflowRun{ID: 10823456789, Event: "pull_request", HeadSHA: prHeadSHA, HeadBranch: "faster-parser", HeadRepo: "octo-org/widgets", PullRequests: []int{12}},
+				Description: "workflow_run of pull_request run 10823456789: head a1b2c3d of octo-org/widgets",
+			},
+		},
+		{
+			name:    "workflow_run whose head repository was deleted, mode merge",
+			in:      Input{EventName: "workflow_run", MergeOnly: true},
+			payload: `{"workflow_run": {"id": 5, "event": "pull_request", "head_sha": "` + prHeadSHA + `", "head_repository": null, "pull_requests": []}}`,
+			want: Target{
+				WorkflowRun: &WorkflowRun{ID: 5, Event: "pull_request", HeadSHA: prHeadSHA},
+				Description: "workflow_run of pull_request run 5: head a1b2c3d of a deleted repository",
+			},
+		},
+		{
+			name:    "workflow_run measuring when allowed: like workflow_dispatch, with the run",
+			in:      Input{EventName: "workflow_run", SHA: mergeSHA, Base: "main", AllowPrivileged: true},
+			fixture: "workflow_run.json",
+			want: Target{
+				Base: "main", Head: mergeSHA,
+				WorkflowRun: &WorkflowRun{ID: 10823456789, Event: "pull_request", HeadSHA: prHeadSHA, HeadBranch: "faster-parser", HeadRepo: "mona/widgets"},
+				Description: "workflow_run event: 3d1f4a0 vs main",
+			},
+		},
+		{
+			name:    "issue_comment when allowed",
+			in:      Input{EventName: "issue_comment", SHA: mergeSHA, Base: "main", Head: "refs/pull/31/head", AllowPrivileged: true},
+			fixture: "issue_comment.json",
+			want: Target{
+				Base: "main", Head: "refs/pull/31/head",
+				Description: "issue_comment event: refs/pull/31/head vs main",
+			},
+		},
+		{
+			name: "pull_request_review is like pull_request for forks: trusted",
+			in:   Input{EventName: "pull_request_review", SHA: mergeSHA, Base: "main"},
+			want: Target{
+				Base: "main", Head: mergeSHA,
+				Description: "pull_request_review event: 3d1f4a0 vs main",
 			},
 		},
 		{
@@ -213,6 +278,9 @@ func TestParse(t *testing.T) {
 				tt.in.Payload = fixture(t, tt.fixture)
 				tt.in.EventPath = "/github/workflow/event.json"
 			}
+			if tt.payload != "" {
+				tt.in.Payload = []byte(tt.payload)
+			}
 			got, err := Parse(tt.in)
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
@@ -238,7 +306,51 @@ func TestParseErrors(t *testing.T) {
 			in:      Input{EventName: "pull_request_target", SHA: prBaseSHA},
 			fixture: "pull_request_target.json",
 			is:      ErrPullRequestTarget,
-			want:    []string{"pull_request_target", "pwn request", "allow-pull-request-target"},
+			want:    []string{"pull_request_target", "pwn request", "allow-privileged-events: true", "mode merge"},
+		},
+		{
+			name:    "pull_request_target refusal is a privileged-event refusal",
+			in:      Input{EventName: "pull_request_target", SHA: prBaseSHA},
+			fixture: "pull_request_target.json",
+			is:      ErrPrivilegedEvent,
+		},
+		{
+			name:    "workflow_run measuring refused by default, even with a base",
+			in:      Input{EventName: "workflow_run", SHA: mergeSHA, Base: "main"},
+			fixture: "workflow_run.json",
+			is:      ErrPrivilegedEvent,
+			want:    []string{"refusing to run on workflow_run without allow-privileged-events: true", "secrets", "mode: merge"},
+		},
+		{
+			name:    "issue_comment refused by default",
+			in:      Input{EventName: "issue_comment", SHA: mergeSHA, Base: "main", Head: "refs/pull/31/head"},
+			fixture: "issue_comment.json",
+			is:      ErrPrivilegedEvent,
+			want:    []string{"refusing to run on issue_comment without allow-privileged-events: true", "anyone can comment"},
+		},
+		{
+			name: "other events that strangers can start are refused before reading the payload",
+			in:   Input{EventName: "issues", SHA: mergeSHA, Base: "main"},
+			is:   ErrPrivilegedEvent,
+			want: []string{"refusing to run on issues without allow-privileged-events: true"},
+		},
+		{
+			name:    "workflow_run without head_sha",
+			in:      Input{EventName: "workflow_run", MergeOnly: true},
+			payload: `{"workflow_run": {"id": 5, "event": "pull_request", "pull_requests": []}}`,
+			want:    []string{"workflow_run.head_sha is missing"},
+		},
+		{
+			name:    "workflow_run with an injected head_sha",
+			in:      Input{EventName: "workflow_run", MergeOnly: true},
+			payload: `{"workflow_run": {"head_sha": "--upload-pack=x"}}`,
+			want:    []string{"workflow_run.head_sha", "is not a full commit name"},
+		},
+		{
+			name:    "workflow_run without workflow_run",
+			in:      Input{EventName: "workflow_run", MergeOnly: true},
+			payload: `{"action": "completed"}`,
+			want:    []string{"workflow_run: missing"},
 		},
 		{
 			name: "pull_request_target refused before reading the payload",

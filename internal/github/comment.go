@@ -35,8 +35,10 @@ type Options struct {
 	// timeout. Its Transport is wrapped to add the token, not modified.
 	HTTPClient *http.Client
 	// Author is the login that owns the sticky comment, for tokens that are
-	// not GITHUB_TOKEN (a personal access token's user, an app's
-	// "NAME[bot]"). Empty means github-actions[bot] or any bot account.
+	// not GITHUB_TOKEN: a personal access token's user ("octocat") or an
+	// app's bot ("my-app[bot]"), compared exactly (ignoring case). Empty
+	// means github-actions[bot], the author of GITHUB_TOKEN's comments,
+	// matched by login and account id (ActionsBotID).
 	Author string
 	// Attempts is how many times one request is tried; 0 means 4.
 	Attempts int
@@ -152,7 +154,15 @@ type Result struct {
 }
 
 // Marker is the hidden first line that identifies the sticky comment for key.
+// A comment is the sticky comment only if its body starts with it.
 func Marker(key string) string { return "<!-- benchgate:" + key + " -->" }
+
+// ActionsBot and ActionsBotID are the login and account id of the
+// github-actions[bot] user, the author of comments made with GITHUB_TOKEN.
+const (
+	ActionsBot   = "github-actions[bot]"
+	ActionsBotID = 41898282
+)
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
@@ -160,13 +170,8 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 // request number in owner/repo. shorten, if not nil, returns a version of the
 // body of at most max bytes; it is used when the body is too long.
 func (c *Commenter) Upsert(ctx context.Context, owner, repo string, number int, key, body string, shorten func(max int) string) (Result, error) {
-	for _, n := range []struct{ what, v string }{{"owner", owner}, {"name", repo}} {
-		if !namePattern.MatchString(n.v) || n.v == "." || n.v == ".." {
-			return Result{}, fmt.Errorf("repository %s %q: want letters, digits, '-', '_' or '.'", n.what, n.v)
-		}
-	}
-	if number <= 0 {
-		return Result{}, fmt.Errorf("pull request number %d: want a positive number", number)
+	if err := checkTarget(owner, repo, number); err != nil {
+		return Result{}, err
 	}
 	if err := checkKey(key); err != nil {
 		return Result{}, err
@@ -203,6 +208,19 @@ func (c *Commenter) Upsert(ctx context.Context, owner, repo string, number int, 
 		res.Shortened = p.shortened
 		return res, nil
 	}
+}
+
+// checkTarget checks the names that go into a request's path.
+func checkTarget(owner, repo string, number int) error {
+	for _, n := range []struct{ what, v string }{{"owner", owner}, {"name", repo}} {
+		if !namePattern.MatchString(n.v) || n.v == "." || n.v == ".." {
+			return fmt.Errorf("repository %s %q: want letters, digits, '-', '_' or '.'", n.what, n.v)
+		}
+	}
+	if number <= 0 {
+		return fmt.Errorf("pull request number %d: want a positive number", number)
+	}
+	return nil
 }
 
 // checkKey keeps the marker a well-formed HTML comment on one line.
@@ -250,7 +268,9 @@ func (p *post) shrink() {
 
 func normalize(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
 
-// find returns the newest comment with the marker by the expected author.
+// find returns the newest comment that starts with the marker and is by the
+// expected author. A comment that only contains the marker (a quote, a bot
+// echoing the pull request's text) is not the sticky comment.
 func (c *Commenter) find(ctx context.Context, owner, repo string, number int, marker, where string) (*gh.IssueComment, error) {
 	const maxPages = 1000 // 100,000 comments
 	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
@@ -270,7 +290,7 @@ func (c *Commenter) find(ctx context.Context, owner, repo string, number int, ma
 			return nil, err
 		}
 		for _, cm := range comments {
-			if strings.Contains(cm.GetBody(), marker) && c.ours(cm.GetUser()) && (found == nil || cm.GetID() > found.GetID()) {
+			if strings.HasPrefix(cm.GetBody(), marker) && c.ours(cm.GetUser()) && (found == nil || cm.GetID() > found.GetID()) {
 				found = cm
 			}
 		}
@@ -282,13 +302,64 @@ func (c *Commenter) find(ctx context.Context, owner, repo string, number int, ma
 	return found, nil
 }
 
-// ours reports whether u may own the sticky comment.
+// ours reports whether u may own the sticky comment: the configured author,
+// or else github-actions[bot] by login and id. Other bots (which may echo
+// text from the pull request, marker included) never qualify.
 func (c *Commenter) ours(u *gh.User) bool {
-	login := u.GetLogin()
-	if c.author != "" {
-		return strings.EqualFold(login, c.author) || strings.EqualFold(login, c.author+"[bot]")
+	if u == nil {
+		return false
 	}
-	return strings.EqualFold(login, "github-actions[bot]") || u.GetType() == "Bot"
+	if c.author != "" {
+		return strings.EqualFold(u.GetLogin(), c.author)
+	}
+	return strings.EqualFold(u.GetLogin(), ActionsBot) && u.GetID() == ActionsBotID
+}
+
+// PullRequest is what GitHub says about a pull request
+// (GET /repos/{owner}/{repo}/pulls/{number}).
+type PullRequest struct {
+	Number int
+	State  string // "open" or "closed"
+	// HeadSHA is the tip of the pull request's branch now, HeadRef its name
+	// and HeadRepo the full name ("owner/name") of the repository it is in;
+	// HeadRepo is empty when that repository was deleted.
+	HeadSHA, HeadRef, HeadRepo string
+	// BaseSHA, BaseRef and BaseRepo describe the branch it would merge into.
+	BaseSHA, BaseRef, BaseRepo string
+}
+
+// PullRequest fetches pull request number of owner/repo. A pull request that
+// does not exist is an *APIError with Status 404.
+func (c *Commenter) PullRequest(ctx context.Context, owner, repo string, number int) (PullRequest, error) {
+	if err := checkTarget(owner, repo, number); err != nil {
+		return PullRequest{}, err
+	}
+	var pr *gh.PullRequest
+	err := c.do(ctx, fmt.Sprintf("get pull request %s/%s#%d", owner, repo, number), func(int) (*gh.Response, error) {
+		var (
+			resp *gh.Response
+			err  error
+		)
+		pr, resp, err = c.client().PullRequests.Get(ctx, owner, repo, number)
+		return resp, err
+	})
+	if err != nil {
+		return PullRequest{}, err
+	}
+	out := PullRequest{Number: pr.GetNumber(), State: pr.GetState()}
+	if h := pr.GetHead(); h != nil {
+		out.HeadSHA, out.HeadRef = h.GetSHA(), h.GetRef()
+		if h.Repo != nil {
+			out.HeadRepo = h.Repo.GetFullName()
+		}
+	}
+	if b := pr.GetBase(); b != nil {
+		out.BaseSHA, out.BaseRef = b.GetSHA(), b.GetRef()
+		if b.Repo != nil {
+			out.BaseRepo = b.Repo.GetFullName()
+		}
+	}
+	return out, nil
 }
 
 func (c *Commenter) edit(ctx context.Context, owner, repo string, id int64, body, where string) (Result, error) {

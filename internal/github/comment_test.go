@@ -184,7 +184,10 @@ func TestUpsertPaginates(t *testing.T) {
 }
 
 func TestUpsertChoosesComment(t *testing.T) {
-	type seed struct{ login, typ, body string }
+	type seed struct {
+		login, typ, body string
+		id               int64 // 0: the login's own id
+	}
 	tests := []struct {
 		name   string
 		author string
@@ -195,64 +198,96 @@ func TestUpsertChoosesComment(t *testing.T) {
 		{name: "none", want: Created, target: -1},
 		{
 			name:   "github-actions bot",
-			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\nold"}},
+			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\nold", 0}},
 			want:   Updated,
 			target: 0,
 		},
 		{
 			name:   "identical body is left alone",
-			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\nsame\n"}},
+			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\nsame\n", 0}},
 			want:   Unchanged,
 			target: 0,
 		},
 		{
 			name:   "identical body with CRLF line ends is left alone",
-			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\r\nsame\r\n"}},
+			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\r\nsame\r\n", 0}},
 			want:   Unchanged,
 			target: 0,
 		},
 		{
 			name:   "newest of two",
-			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\nolder"}, {"github-actions[bot]", "Bot", marker + "\nnewer"}},
+			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\nolder", 0}, {"github-actions[bot]", "Bot", marker + "\nnewer", 0}},
 			want:   Updated,
 			target: 1,
 		},
 		{
 			name:   "a person quoting the marker is ignored",
-			seeds:  []seed{{"mona", "User", "> " + marker}},
+			seeds:  []seed{{"mona", "User", "> " + marker, 0}},
 			want:   Created,
 			target: -1,
 		},
 		{
 			name:   "a key that shares a prefix is another comment",
-			seeds:  []seed{{"github-actions[bot]", "Bot", Marker("bench-linux") + "\nx"}, {"github-actions[bot]", "Bot", Marker("ben") + "\nx"}},
+			seeds:  []seed{{"github-actions[bot]", "Bot", Marker("bench-linux") + "\nx", 0}, {"github-actions[bot]", "Bot", Marker("ben") + "\nx", 0}},
 			want:   Created,
 			target: -1,
 		},
 		{
-			name:   "any bot by default",
-			seeds:  []seed{{"benchgate-app[bot]", "Bot", marker + "\nold"}},
+			name:   "another bot is not ours by default",
+			seeds:  []seed{{login: "benchgate-app[bot]", typ: "Bot", body: marker + "\nold"}},
+			want:   Created,
+			target: -1,
+		},
+		{
+			name:   "github-actions[bot] is checked by id too",
+			seeds:  []seed{{login: "github-actions[bot]", typ: "Bot", body: marker + "\nold", id: 41898283}},
+			want:   Created,
+			target: -1,
+		},
+		{
+			name:   "the marker must start the body",
+			seeds:  []seed{{"github-actions[bot]", "Bot", "Echo of the pull request:\n" + marker + "\nold", 0}, {"github-actions[bot]", "Bot", " " + marker + "\nold", 0}},
+			want:   Created,
+			target: -1,
+		},
+		{
+			name:   "a bot echoing the pull request's text with the marker first is not ours",
+			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\nours", 0}, {"echo-bot[bot]", "Bot", marker + "\nfrom the PR", 0}},
 			want:   Updated,
 			target: 0,
 		},
 		{
 			name:   "configured author",
 			author: "ci-user",
-			seeds:  []seed{{"ci-user", "User", marker + "\nold"}, {"github-actions[bot]", "Bot", marker + "\nnot ours"}},
+			seeds:  []seed{{"ci-user", "User", marker + "\nold", 0}, {"github-actions[bot]", "Bot", marker + "\nnot ours", 0}},
 			want:   Updated,
 			target: 0,
 		},
 		{
-			name:   "configured app author without [bot]",
-			author: "benchgate-app",
-			seeds:  []seed{{"benchgate-app[bot]", "Bot", marker + "\nold"}},
+			name:   "configured app author",
+			author: "benchgate-app[bot]",
+			seeds:  []seed{{"benchgate-app[bot]", "Bot", marker + "\nold", 0}, {"benchgate-app", "User", marker + "\nnot ours", 0}},
 			want:   Updated,
 			target: 0,
+		},
+		{
+			name:   "configured author ignores case",
+			author: "CI-User",
+			seeds:  []seed{{"ci-user", "User", marker + "\nold", 0}},
+			want:   Updated,
+			target: 0,
+		},
+		{
+			name:   "configured author is exact: an app of the same name is not it",
+			author: "ci-user",
+			seeds:  []seed{{"ci-user[bot]", "Bot", marker + "\nnot ours", 0}},
+			want:   Created,
+			target: -1,
 		},
 		{
 			name:   "configured author ignores other bots",
 			author: "ci-user",
-			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\nnot ours"}},
+			seeds:  []seed{{"github-actions[bot]", "Bot", marker + "\nnot ours", 0}},
 			want:   Created,
 			target: -1,
 		},
@@ -262,6 +297,10 @@ func TestUpsertChoosesComment(t *testing.T) {
 			h := newHarness(t, githubtest.Config{Login: "ci-user", UserType: "User"}, Options{Author: tt.author})
 			var ids []int64
 			for _, s := range tt.seeds {
+				if s.id != 0 {
+					ids = append(ids, h.srv.AddCommentAs(owner, repo, prNum, s.login, s.id, s.typ, s.body).ID)
+					continue
+				}
 				ids = append(ids, h.srv.AddComment(owner, repo, prNum, s.login, s.typ, s.body).ID)
 			}
 			got, err := h.upsert("same\n", nil)
@@ -810,5 +849,51 @@ func TestTruncate(t *testing.T) {
 				t.Errorf("Truncate returned %d bytes, more than %d", len(got), tt.max)
 			}
 		})
+	}
+}
+
+func TestPullRequest(t *testing.T) {
+	headSHA, baseSHA := strings.Repeat("a1", 20), strings.Repeat("b2", 20)
+	h := newHarness(t, githubtest.Config{}, Options{})
+	h.srv.AddPullRequest(githubtest.PullRequest{Owner: owner, Repo: repo, Number: prNum, HeadSHA: headSHA, HeadRef: "faster-parser",
+		HeadRepo: "mona/widgets", BaseSHA: baseSHA})
+	h.srv.AddPullRequest(githubtest.PullRequest{Owner: owner, Repo: repo, Number: 13, HeadSHA: headSHA, HeadRepo: "-", State: "closed"})
+	// One 502 first: reading is retried like the comment calls.
+	h.srv.AddFault(githubtest.Fault{Method: "GET", Path: "/repos/*/*/pulls/12", Status: 502, Body: githubtest.BodyBadGateway})
+
+	got, err := h.c.PullRequest(context.Background(), owner, repo, prNum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := PullRequest{Number: prNum, State: "open", HeadSHA: headSHA, HeadRef: "faster-parser", HeadRepo: "mona/widgets",
+		BaseSHA: baseSHA, BaseRef: "main", BaseRepo: "octo-org/widgets"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("PullRequest mismatch (-want +got):\n%s", diff)
+	}
+	pr := "GET /api/v3/repos/octo-org/widgets/pulls/12"
+	if diff := cmp.Diff([]string{pr, pr}, h.calls()); diff != "" {
+		t.Errorf("requests mismatch (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]time.Duration{time.Second}, h.sleeps); diff != "" {
+		t.Errorf("sleeps mismatch (-want +got):\n%s", diff)
+	}
+
+	got, err = h.c.PullRequest(context.Background(), owner, repo, 13)
+	if err != nil || got.HeadRepo != "" || got.State != "closed" || got.HeadSHA != headSHA {
+		t.Errorf("PullRequest(13) = %+v, %v; want a closed pull request without a head repository", got, err)
+	}
+
+	_, err = h.c.PullRequest(context.Background(), owner, repo, 99)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != 404 || !strings.Contains(err.Error(), "get pull request octo-org/widgets#99: 404 Not Found") {
+		t.Errorf("PullRequest(99) error = %v, want a 404 APIError naming the pull request", err)
+	}
+	for _, bad := range []struct {
+		owner string
+		n     int
+	}{{"../x", 1}, {owner, 0}} {
+		if _, err := h.c.PullRequest(context.Background(), bad.owner, repo, bad.n); err == nil {
+			t.Errorf("PullRequest(%q, %d) succeeded, want an error", bad.owner, bad.n)
+		}
 	}
 }

@@ -8,9 +8,12 @@
 // A [Commenter] keeps one comment per pull request and key. [Commenter.Upsert]
 // puts the hidden marker <!-- benchgate:KEY --> on the body's first line,
 // lists every comment of the pull request (100 per page, following the Link
-// header), and takes the newest one that contains the marker and was written by
-// the expected author: Options.Author if set, else github-actions[bot] or any
-// bot account. A marker in someone else's comment (a quote) is ignored. That
+// header), and takes the newest one that starts with the marker and was written
+// by the expected author: Options.Author if set (the login of a personal access
+// token's user or an app's "NAME[bot]"), else github-actions[bot] with its
+// account id [ActionsBotID]. A marker elsewhere in a comment (a quote) or in
+// another account's comment (a bot echoing the pull request's text) is
+// ignored. That
 // comment is edited in place if its body differs and left alone if not; a
 // comment is created only when there is none, or when the one found was deleted
 // before it could be edited (404).
@@ -28,6 +31,10 @@
 // when the total wait would pass Options.MaxWait. A create that failed without
 // a clear answer (5xx, broken connection) may have been stored anyway, so the
 // comments are listed again before creating a second time.
+//
+// [Commenter.PullRequest] reads a pull request's head and base (GET
+// /repos/{owner}/{repo}/pulls/{number}) with the same retries, for a caller
+// that must check a pull request number it was given before commenting.
 //
 // Errors are *[APIError] values. A 403 that is not a rate limit, as a pull
 // request from a fork gets with its read-only token, matches [ErrForbidden]

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -33,13 +34,23 @@ const maxInline = 200
 //     the character but are never syntax;
 //   - "@" and "#" are followed by a zero-width space, and so is the "-" of
 //     "GH-": no @mention, team mention or issue reference can form;
-//   - line breaks and tabs become spaces; other control characters, bidi
-//     overrides (which can reorder what a reviewer sees) and invalid UTF-8
-//     become U+FFFD.
+//   - no autolink can form: a zero-width space follows the ":" of "://"
+//     (GitHub's extended URL autolinks, http:// and https://, and any
+//     other scheme) and precedes the "." of "www." (extended www
+//     autolinks); the "@" of an address already has one (extended email
+//     autolinks). A URL in a name is text: it creates no link and no
+//     cross-reference to the issue or pull request it names;
+//   - invisible characters (see [Invisible]: zero-width spaces and
+//     joiners, the word joiner, the byte order mark, the soft hyphen, bidi
+//     overrides, isolates and marks, which can make two names look alike
+//     or reorder what a reviewer sees) are shown by their code point,
+//     "<U+200B>" (escaped as above);
+//   - line breaks and tabs become spaces; other control characters and
+//     invalid UTF-8 become U+FFFD.
 //
 // Escape does not shorten its input; the report truncates long names
-// before escaping them. Bare URLs are left as text: GitHub may link them,
-// showing the address itself.
+// before escaping them. The JSON report keeps every name exactly as
+// measured: it is data, and its readers escape for their own output.
 func Escape(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -57,11 +68,17 @@ func Escape(s string) string {
 		case r == '-' && i >= 2 && strings.EqualFold(s[i-2:i], "GH"):
 			writeRef(&b, r)
 			b.WriteString(zwsp)
+		case r == ':' && strings.HasPrefix(s[i+1:], "//"):
+			b.WriteString(":" + zwsp)
+		case r == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+			b.WriteString(zwsp + ".")
 		case r < utf8.RuneSelf && strings.IndexByte(escapedASCII, byte(r)) >= 0:
 			writeRef(&b, r)
 		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' || r == '\u2028' || r == '\u2029' || r == '\u0085':
 			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || isBidi(r):
+		case Invisible(r):
+			b.WriteString("&#60;" + codePoint(r) + "&#62;")
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			b.WriteRune(utf8.RuneError)
 		default:
 			b.WriteRune(r)
@@ -77,11 +94,40 @@ func writeRef(b *strings.Builder, r rune) {
 	b.WriteByte(';')
 }
 
-// isBidi reports whether r is an invisible bidirectional formatting
-// character.
-func isBidi(r rune) bool {
-	return r == '\u061c' || r == '\u200e' || r == '\u200f' ||
-		(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+// Invisible reports whether r shows nothing, or changes how the text
+// around it is shown, so that two names that differ by it look alike: the
+// format characters (Unicode category Cf), among them the zero-width space,
+// non-joiner and joiner (U+200B–U+200D), the word joiner (U+2060), the byte
+// order mark (U+FEFF), the soft hyphen (U+00AD) and the bidirectional
+// controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C); the
+// combining grapheme joiner (U+034F); and the Hangul fillers (U+115F,
+// U+1160, U+3164, U+FFA0), letters drawn as blanks.
+func Invisible(r rune) bool {
+	return unicode.Is(unicode.Cf, r) || r == '\u034f' ||
+		r == '\u115f' || r == '\u1160' || r == '\u3164' || r == '\uffa0'
+}
+
+// codePoint names r as "U+200B".
+func codePoint(r rune) string {
+	return fmt.Sprintf("U+%04X", r)
+}
+
+// Visible replaces every invisible character of s (see [Invisible]) by its
+// code point in angle brackets, "a<U+200B>b", for plain-text output; it
+// changes nothing else.
+func Visible(s string) string {
+	if strings.IndexFunc(s, Invisible) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if Invisible(r) {
+			b.WriteString("<" + codePoint(r) + ">")
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // truncate shortens s to at most n runes, marking the cut with "…".
@@ -112,7 +158,8 @@ const (
 // codeBlock renders untrusted multi-line output as a fenced code block that
 // the output cannot close: the fence is longer than any run of backticks in
 // it. The output is limited to maxOutputLines lines of maxOutputLine runes;
-// control characters (but tabs) and invalid UTF-8 become U+FFFD. Inside a
+// control characters (but tabs) and invalid UTF-8 become U+FFFD, invisible
+// characters their code point ("<U+202E>", see [Visible]). Inside a
 // code block nothing is Markdown, HTML, a mention or a reference.
 func codeBlock(out string) string {
 	out = strings.ToValidUTF8(out, "\uFFFD")
@@ -125,15 +172,15 @@ func codeBlock(out string) string {
 	}
 	longest := 0
 	for i, l := range lines {
-		l = strings.Map(func(r rune) rune {
+		l = Visible(strings.Map(func(r rune) rune {
 			if r == '\t' {
 				return r
 			}
-			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || isBidi(r) {
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
 				return utf8.RuneError
 			}
 			return r
-		}, l)
+		}, l))
 		l = truncate(l, maxOutputLine)
 		lines[i] = l
 		run := 0

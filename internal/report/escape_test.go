@@ -1,11 +1,17 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"html"
 	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/stats"
 )
 
 func TestEscape(t *testing.T) {
@@ -26,7 +32,13 @@ func TestEscape(t *testing.T) {
 		{"$x$", "&#36;x&#36;"},
 		{"<!-- x -->", "&#60;!-- x --&#62;"},
 		{"</details>", "&#60;/details&#62;"},
-		{"bidi\u202eevil\u2066", "bidi\ufffdevil\ufffd"},
+		{"bidi\u202eevil\u2066", "bidi&#60;U+202E&#62;evil&#60;U+2066&#62;"},
+		{"a\u200bb\u2060c\ufeffd\u00ade\u200df", "a&#60;U+200B&#62;b&#60;U+2060&#62;c&#60;U+FEFF&#62;d&#60;U+00AD&#62;e&#60;U+200D&#62;f"},
+		{"\u200e\u200f\u061c\u2069", "&#60;U+200E&#62;&#60;U+200F&#62;&#60;U+061C&#62;&#60;U+2069&#62;"},
+		{"https://github.com/x/y/issues/1", "https:&#8203;//github.com/x/y/issues/1"},
+		{"Get/www.example.com", "Get/www&#8203;.example.com"},
+		{"WWW.EXAMPLE.COM", "WWW&#8203;.EXAMPLE.COM"},
+		{"ratio:3/4 a:b", "ratio:3/4 a:b"},
 		{"nul\x00esc\x1b", "nul\ufffdesc\ufffd"},
 		{"bad\xffutf8", "bad\ufffdutf8"},
 		{"µs ± 2% → α", "µs ± 2% → α"},
@@ -62,6 +74,8 @@ func FuzzEscape(f *testing.F) {
 		"#1 GH-2 @a/b",
 		"&lt;&#64;",
 		"\u202e\x00\xff",
+		"a\u200bb\u00ad",
+		"see https://github.com/x/y/issues/1 or www.example.com, mail a@b.co",
 	} {
 		f.Add(s)
 	}
@@ -87,15 +101,28 @@ func FuzzEscape(f *testing.F) {
 				}
 			}
 		}
+		// Every zero-width space in the decoded text is one Escape
+		// inserted: those of the input are shown as "<U+200B>".
+		for _, r := range strings.ReplaceAll(dec, "\u200b", "") {
+			if Invisible(r) {
+				t.Fatalf("Escape(%q) decodes to %q: invisible %U", in, dec, r)
+			}
+		}
+		if links := gfmAutolinks(out); len(links) > 0 {
+			t.Fatalf("Escape(%q) = %q autolinks %q", in, out, links)
+		}
+		if links := gfmAutolinks(dec); len(links) > 0 {
+			t.Fatalf("Escape(%q) decodes to %q, which autolinks %q", in, dec, links)
+		}
 		clean := true
 		for _, r := range in {
-			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError || r == '\u2028' || r == '\u2029' || isBidi(r) {
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError || r == '\u2028' || r == '\u2029' {
 				clean = false
 			}
 		}
 		if clean && utf8.ValidString(in) {
-			if got, want := strings.ReplaceAll(dec, "\u200b", ""), strings.ReplaceAll(in, "\u200b", ""); got != want {
-				t.Fatalf("Escape(%q) decodes to %q, want the input back", in, got)
+			if got, want := strings.ReplaceAll(dec, "\u200b", ""), Visible(in); got != want {
+				t.Fatalf("Escape(%q) decodes to %q, want the input back (invisible characters shown: %q)", in, got, want)
 			}
 		}
 	})
@@ -107,6 +134,7 @@ func TestCodeBlock(t *testing.T) {
 		{"backticks cannot close the fence", "a\n```\n</details>\n`````x", "``````text\na\n```\n</details>\n`````x\n``````\n"},
 		{"control characters", "a\x1b[31mred\x00\tz", "```text\na\ufffd[31mred\ufffd\tz\n```\n"},
 		{"CRLF", "a\r\nb\r\n", "```text\na\nb\n```\n"},
+		{"invisible characters shown", "Bench\u200bA \u202egnp.exe", "```text\nBench<U+200B>A <U+202E>gnp.exe\n```\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,5 +183,159 @@ func TestCodeSpan(t *testing.T) {
 		if got := codeSpan(in); got != want {
 			t.Errorf("codeSpan(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// gfmAutolinks returns what GitHub's autolink extension would link in the
+// text of a paragraph, following the GFM specification (section 6.9,
+// "Autolinks (extension)") and cmark-gfm, and erring towards finding a
+// link:
+//
+//   - extended www autolink: "www." (in any case) at the start, after
+//     white space or after one of * _ ~ (, then a domain character;
+//   - extended url autolink: "http://" or "https://" (cmark-gfm also
+//     "ftp://"; in any case) not preceded by a letter, then a domain
+//     character;
+//   - extended email autolink: one or more of [A-Za-z0-9.+_-], "@", then
+//     a domain of [A-Za-z0-9_-] segments with at least one ".".
+//
+// A domain character is a letter, digit, "_" or "-".
+func gfmAutolinks(text string) []string {
+	var links []string
+	domainChar := func(i int) bool {
+		if i >= len(text) {
+			return false
+		}
+		c := text[i]
+		return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+	}
+	letter := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	lower := []byte(text) // ASCII case folding keeps the byte offsets
+	for i, c := range lower {
+		if c >= 'A' && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		}
+	}
+	for i := range len(text) {
+		if bytes.HasPrefix(lower[i:], []byte("www.")) && domainChar(i+4) &&
+			(i == 0 || strings.IndexByte(" \t\n*_~(", text[i-1]) >= 0) {
+			links = append(links, text[i:])
+		}
+		for _, scheme := range []string{"http://", "https://", "ftp://"} {
+			if bytes.HasPrefix(lower[i:], []byte(scheme)) && domainChar(i+len(scheme)) && (i == 0 || !letter(text[i-1])) {
+				links = append(links, text[i:])
+			}
+		}
+	}
+	if m := gfmEmail.FindAllString(text, -1); m != nil {
+		links = append(links, m...)
+	}
+	return links
+}
+
+var gfmEmail = regexp.MustCompile(`[A-Za-z0-9.+_-]+@[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+`)
+
+// TestEscapeNoAutolink checks names with bare URLs and addresses against
+// the GFM autolink rules, both in the Markdown source (what the parser's
+// autolink extension sees) and in the decoded text (what a filter on the
+// rendered HTML sees).
+func TestEscapeNoAutolink(t *testing.T) {
+	for _, in := range []string{
+		"https://github.com/x/y/issues/1",
+		"http://evil.example/x",
+		"HTTPS://EXAMPLE.COM",
+		"ftp://files.example",
+		"Fetch/https://example.com/a_b",
+		"(https://example.com)",
+		"*http://example.com*",
+		"www.example.com",
+		"Get www.example.com",
+		"size_www.example.com",
+		"~www.example.com~",
+		"(www.example.com)",
+		"user@example.com",
+		"mailto:user@example.com",
+		"xmpp:user@example.com/res",
+		"a.b+c-d_e@sub.example.org",
+	} {
+		if gfmAutolinks(in) == nil {
+			t.Fatalf("test is broken: %q is not an autolink by the rules", in)
+		}
+		out := Escape(in)
+		if links := gfmAutolinks(out); links != nil {
+			t.Errorf("Escape(%q) = %q: autolinks %q", in, out, links)
+		}
+		dec := html.UnescapeString(out)
+		if links := gfmAutolinks(dec); links != nil {
+			t.Errorf("Escape(%q) decodes to %q, which autolinks %q", in, dec, links)
+		}
+		if got := strings.ReplaceAll(dec, "\u200b", ""); got != in {
+			t.Errorf("Escape(%q) decodes to %q: the address is not shown as it is", in, got)
+		}
+	}
+}
+
+// TestEscapeLookAlikes checks that names differing only by an invisible
+// character are told apart in the rendered text.
+func TestEscapeLookAlikes(t *testing.T) {
+	invisible := []rune{
+		'\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', // zero-width, soft hyphen
+		'\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069', '\u200e', '\u200f', '\u061c', // bidi
+	}
+	plain := Escape("BenchmarkEncode")
+	for _, r := range invisible {
+		if !Invisible(r) {
+			t.Errorf("Invisible(%U) = false", r)
+		}
+		name := "BenchmarkEnc" + string(r) + "ode"
+		dec := html.UnescapeString(Escape(name))
+		want := fmt.Sprintf("BenchmarkEnc<U+%04X>ode", r)
+		if dec != want {
+			t.Errorf("Escape(%q) renders as %q, want %q", name, dec, want)
+		}
+		if dec == html.UnescapeString(plain) {
+			t.Errorf("%q renders like %q", name, "BenchmarkEncode")
+		}
+	}
+	for _, r := range "aé€ -_/=.µ±→😀\u00a0" {
+		if Invisible(r) {
+			t.Errorf("Invisible(%q) = true", r)
+		}
+	}
+	if got := Visible("ok"); got != "ok" {
+		t.Errorf("Visible(%q) = %q", "ok", got)
+	}
+}
+
+// TestReportsShowInvisible checks a look-alike name with a URL through
+// both reports: shown and unlinked in Markdown, exact in JSON.
+func TestReportsShowInvisible(t *testing.T) {
+	name := "Enc\u200bode/https://github.com/x/y/issues/1-8"
+	d, p := 0.2, 0.001
+	v := gate.Verdict{Results: []gate.Result{{
+		Comparison: stats.Comparison{Key: stats.Key{Package: "example.com/www.example.com", Name: name, Unit: "sec/op"},
+			Base: summary(rep(1e-6, 10)...), Head: summary(rep(1.2e-6, 10)...)},
+		Kind: gate.Time, Status: gate.Regression, Gated: true, Reason: "slower", Delta: &d, P: &p,
+	}}}
+	md := Markdown(v, Meta{}, Options{})
+	text := html.UnescapeString(stripFences(t, md))
+	if !strings.Contains(text, "Enc<U+200B>ode/https:\u200b//github.com/x/y/issues/1-8") {
+		t.Errorf("the name is not shown with its invisible character made visible:\n%s", md)
+	}
+	if links := gfmAutolinks(text); links != nil {
+		t.Errorf("the Markdown report autolinks %q:\n%s", links, md)
+	}
+	js, err := JSON(v, Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Benchmarks []struct{ Package, Name string }
+	}
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Benchmarks) != 1 || doc.Benchmarks[0].Name != name || doc.Benchmarks[0].Package != "example.com/www.example.com" {
+		t.Errorf("JSON does not keep the exact name: %+v", doc.Benchmarks)
 	}
 }

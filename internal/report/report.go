@@ -16,7 +16,11 @@
 //   - the refs and short SHAs compared, rounds, benchtime, seed, the
 //     threshold and α, the correction and the number of time/op
 //     comparisons it covers, sequential looks and confirmation when used,
-//     and the tool; a warning when the results are partial; when time/op
+//     the tool, and the Go toolchain ("Go: go1.26.8 (both sides)"); a
+//     prominent warning when base and head were built with different Go
+//     toolchains (Meta.BaseGo, HeadGo: with GOTOOLCHAIN=auto, a go or
+//     toolchain line of go.mod changed, and the comparison measures the
+//     compiler too); a warning when the results are partial; when time/op
 //     rows could not be judged, the gate's plain explanation with the
 //     --count that would work ("time/op could not be judged for 120
 //     benchmarks: with 6 rounds and 120 benchmarks the smallest possible
@@ -108,9 +112,13 @@
 // warnings can come from the pull request being measured. Every such
 // string goes through [Escape] (or, for output, into a fenced code block
 // whose fence the output cannot close), so it cannot break a table, inject
-// HTML or images, start a link, mention a user or team, or reference an
-// issue. Names longer than 200 runes are truncated with "…"; failure output
-// is limited to 20 lines of 300 runes. In the Mermaid chart, where
+// HTML or images, start a link (a bare URL or address is not autolinked
+// either), mention a user or team, or reference an issue; invisible
+// characters (zero-width, bidi) are shown by their code point, "<U+200B>",
+// so that two names cannot look alike. Names longer than 200 runes are
+// truncated with "…"; failure output is limited to 20 lines of 300 runes.
+// The JSON report keeps every string exactly as measured (it is data; its
+// readers escape it for their own output). In the Mermaid chart, where
 // Markdown escapes mean nothing, a name keeps only letters, digits,
 // spaces and / = . , _ + - ( ); any other character (quotes, brackets,
 // backticks, "%", "#", ";", "<", ">", "&", braces, line breaks, control
@@ -127,6 +135,8 @@
 //	  "tool": string,                      // Meta.Tool, "benchgate vX"
 //	  "base": {"ref": string, "sha": string},
 //	  "head": {"ref": string, "sha": string},
+//	  "go": {"base": string, "head": string}, // Go toolchain that built each side (go env GOVERSION: "go1.26.8"),
+//	                                       // "" if unknown; different ones add a warning (first in "warnings")
 //	  "count": int,                        // interleaved rounds requested
 //	  "benchtime": string,
 //	  "seed": int,                         // order seed (an int64)
@@ -224,6 +234,9 @@ type Meta struct {
 	RawBase, RawHead                   string // paths of the raw benchfmt files, "" if unknown
 	Partial                            bool   // the run was interrupted
 	Notes                              []string
+	// BaseGo and HeadGo are the Go toolchains that built each side
+	// ("go1.26.8", as go env GOVERSION reports it); "" if unknown.
+	BaseGo, HeadGo string
 }
 
 // Options controls Markdown.
@@ -373,6 +386,7 @@ func renderTop(v gate.Verdict, m Meta, opt Options) string {
 	b.WriteString("\n\n")
 	b.WriteString(metaLine(m, v))
 	b.WriteString("\n")
+	b.WriteString(goWarningBlock(m))
 	if m.Partial {
 		b.WriteString("\n> ⚠️ **Partial results**: the run was interrupted; only what was measured before is reported.\n")
 	}
@@ -493,6 +507,9 @@ func metaLine(m Meta, v gate.Verdict) string {
 	}
 	if m.Tool != "" {
 		parts = append(parts, esc(m.Tool))
+	}
+	if g := goPart(m); g != "" {
+		parts = append(parts, g)
 	}
 	return strings.Join(parts, " · ")
 }
@@ -921,6 +938,7 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		Tool:      m.Tool,
 		Base:      jsonRev{Ref: m.BaseRef, SHA: m.BaseSHA},
 		Head:      jsonRev{Ref: m.HeadRef, SHA: m.HeadSHA},
+		Go:        jsonGo{Base: m.BaseGo, Head: m.HeadGo},
 		Count:     m.Count,
 		Benchtime: m.Benchtime,
 		Seed:      m.Seed,
@@ -947,6 +965,9 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	}
 	if v.Pass {
 		doc.Verdict = "pass"
+	}
+	if w := m.GoWarning(); w != "" {
+		doc.Warnings = append([]string{w}, doc.Warnings...)
 	}
 	if doc.Correction == "" {
 		doc.Correction = gate.Holm
@@ -980,6 +1001,7 @@ type jsonDoc struct {
 	Tool         string          `json:"tool"`
 	Base         jsonRev         `json:"base"`
 	Head         jsonRev         `json:"head"`
+	Go           jsonGo          `json:"go"`
 	Count        int             `json:"count"`
 	Benchtime    string          `json:"benchtime"`
 	Seed         int64           `json:"seed"`
@@ -1071,6 +1093,11 @@ func numPtr(v *float64) *float64 {
 type jsonRev struct {
 	Ref string `json:"ref"`
 	SHA string `json:"sha"`
+}
+
+type jsonGo struct {
+	Base string `json:"base"`
+	Head string `json:"head"`
 }
 
 type jsonPolicy struct {

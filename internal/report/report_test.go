@@ -76,6 +76,8 @@ func fixtureVerdict(t testing.TB) (gate.Verdict, Meta) {
 		RawBase:   "out/base.txt",
 		RawHead:   "out/head.txt",
 		Notes:     []string{"1 package without benchmarks skipped: example.com/docs"},
+		BaseGo:    "go1.26.8",
+		HeadGo:    "go1.27.0",
 	}
 	return v, m
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/benchgate/benchgate/internal/safefile"
 )
 
 // pkg is one Go package of one side.
@@ -38,9 +40,9 @@ func (e *BuildError) Error() string {
 // listPackages expands patterns in the side's module directory. Patterns that
 // match nothing on this side are not an error: the package may exist only on
 // the other side.
-func listPackages(ctx context.Context, s Side, patterns []string, env []string) ([]pkg, error) {
+func listPackages(ctx context.Context, s Side, patterns []string, o *Options) ([]pkg, error) {
 	args := append([]string{"list", "-e", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error,Match"}, patterns...)
-	c := command{Dir: s.Dir, Env: env, Name: "go", Args: args}
+	c := o.goCommand(s.Dir, args...)
 	out, err := c.run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s side: %w\n%s", s.Name, err, strings.TrimSpace(string(out.Stderr)))
@@ -74,12 +76,20 @@ func listPackages(ctx context.Context, s Side, patterns []string, env []string) 
 // go command parallelizes each build itself). Binaries go to binDir; the
 // combined compiler output is appended to log when it is not nil. first,
 // if not nil, is called once the first build has finished (or failed).
-func buildSide(ctx context.Context, s Side, pkgs []pkg, binDir string, env []string, log io.Writer, first func()) ([]pkg, error) {
+func buildSide(ctx context.Context, s Side, pkgs []pkg, binDir string, o *Options, log io.Writer, first func()) ([]pkg, error) {
 	if first != nil {
 		defer first() // also on errors and when there is nothing to build
 	}
 	if err := os.MkdirAll(binDir, 0o700); err != nil {
 		return nil, err
+	}
+	if cr := o.Credential; cr != nil {
+		// The compiler runs as the sandbox user: the directory is theirs
+		// until seal takes it back.
+		if err := os.Chown(binDir, int(cr.Uid), int(cr.Gid)); err != nil {
+			return nil, err
+		}
+		defer func() { _ = seal(binDir) }()
 	}
 	var built []pkg
 	for i, p := range pkgs {
@@ -87,7 +97,7 @@ func buildSide(ctx context.Context, s Side, pkgs []pkg, binDir string, env []str
 			continue
 		}
 		p.Binary = filepath.Join(binDir, strconv.Itoa(i)+".test")
-		c := command{Dir: s.Dir, Env: env, Name: "go", Args: []string{"test", "-c", "-o", p.Binary, p.ImportPath}}
+		c := o.goCommand(s.Dir, "test", "-c", "-o", p.Binary, p.ImportPath)
 		out, err := c.run(ctx)
 		if first != nil {
 			first()
@@ -130,7 +140,7 @@ func buildBoth(ctx context.Context, sides [2]Side, o *Options) ([2][]pkg, error)
 			}
 			var log io.Writer
 			if o.LogDir != "" {
-				f, err := os.Create(filepath.Join(o.LogDir, "build-"+s.Name+".log"))
+				f, err := safefile.Create(filepath.Join(o.LogDir, "build-"+s.Name+".log"), 0o644)
 				if err != nil {
 					errs[i] = err
 					return
@@ -138,7 +148,7 @@ func buildBoth(ctx context.Context, sides [2]Side, o *Options) ([2][]pkg, error)
 				defer f.Close()
 				log = f
 			}
-			pkgs, err := listPackages(ctx, s, o.Packages, o.Env)
+			pkgs, err := listPackages(ctx, s, o.Packages, o)
 			if err != nil {
 				errs[i] = err
 				return
@@ -152,7 +162,7 @@ func buildBoth(ctx context.Context, sides [2]Side, o *Options) ([2][]pkg, error)
 				case <-ctx.Done():
 				}
 			}
-			res[i], errs[i] = buildSide(ctx, s, pkgs, filepath.Join(o.BinDir, s.Name), o.Env, log, first)
+			res[i], errs[i] = buildSide(ctx, s, pkgs, filepath.Join(o.BinDir, s.Name), o, log, first)
 		}()
 	}
 	wg.Wait()

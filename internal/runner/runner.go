@@ -37,6 +37,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
@@ -60,6 +61,11 @@ type Options struct {
 	BinDir    string        // where test binaries are written (private, temporary)
 	LogDir    string        // where build logs are written; "" for none
 	Env       []string      // environment of go and the test binaries; nil inherits
+	// Credential, if set, is the user go and the test binaries run as (the
+	// sandbox of the change's code). BinDir's side directories are made
+	// theirs for the builds and taken back, with the binaries, before any
+	// binary runs, so that one side's code cannot replace the other's.
+	Credential *syscall.Credential
 	Progress  io.Writer     // progress lines (stderr); nil for none
 	// Select, if set, picks the units to measure out of all discovered ones
 	// (sharding). It must be deterministic.
@@ -116,6 +122,11 @@ type Result struct {
 	// WarmupTime is the wall time of the warm-up: one run of every unit per
 	// side, the cost of one round.
 	WarmupTime time.Duration
+	// GoVersion is the Go toolchain that built base and head, as `go env
+	// GOVERSION` reports it in each side's directory ("go1.26.8"); "" if
+	// unknown. With GOTOOLCHAIN=auto, go.mod selects it, so the two may
+	// differ.
+	GoVersion [2]string
 }
 
 // ErrNoBenchmarks means no benchmark matched on either side.
@@ -184,8 +195,12 @@ func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) 
 		r.pinned = cpus[:min(len(cpus), slices.Max(o.CPU))]
 		r.progress("pinning benchmark processes to CPUs %v", r.pinned)
 	}
-	r.progress("building test binaries (base and head in parallel)")
 	buildStart := time.Now()
+	r.res.GoVersion, err = goVersions(ctx, r.sides, &o)
+	if err != nil {
+		return s, err
+	}
+	r.progress("building test binaries (base and head in parallel)%s", toolchainProgress(r.res.GoVersion))
 	pkgs, err := buildBoth(ctx, r.sides, &o)
 	r.res.BuildTime = time.Since(buildStart)
 	if err != nil {
@@ -270,5 +285,5 @@ func (r *run) progress(format string, args ...any) {
 // testCmd builds a test binary invocation for side i in package p.
 func (r *run) testCmd(i int, p string, args ...string) command {
 	pk := r.pkgs[p][i]
-	return command{Dir: pk.Dir, Env: r.o.Env, Name: pk.Binary, Args: args, Timeout: r.o.Timeout, CPUs: r.pinned}
+	return command{Dir: pk.Dir, Env: r.o.Env, Cred: r.o.Credential, Name: pk.Binary, Args: args, Timeout: r.o.Timeout, CPUs: r.pinned}
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/safefile"
 )
 
 // FileName is the manifest's name in a shard's output directory.
@@ -34,13 +36,21 @@ type Manifest struct {
 	Failures int    `json:"failures"` // benchmark failures (informational: the merged report lists them)
 	BaseSHA  string `json:"base_sha"`
 	HeadSHA  string `json:"head_sha"`
-	Tool     string `json:"tool"` // "benchgate v1.2.0"
+	// PRHeadSHA is the pull request's head commit when HeadSHA is GitHub's
+	// test merge commit of it (a pull_request run), for the workflow_run job
+	// that compares it with the event's head_sha; informational only.
+	PRHeadSHA string `json:"pr_head_sha,omitempty"`
+	Tool      string `json:"tool"` // "benchgate v1.2.0"
 	// Settings, if set, describe what was measured and how ("bench=. count=10
 	// benchtime=100ms cpu=4"); all shards of a run must agree on them.
 	Settings string `json:"settings,omitempty"`
+	// BaseGo and HeadGo are the Go toolchains that built each side
+	// ("go1.26.8"); "" if unknown. All shards of a run must agree on them.
+	BaseGo string `json:"base_go,omitempty"`
+	HeadGo string `json:"head_go,omitempty"`
 }
 
-// Write writes m as dir/shard.json (creating dir), atomically: a reader
+// Write writes m as dir/shard.json (creating dir, not its parents), atomically: a reader
 // sees the old file or the new one, never half of one. All and Assigned are
 // written sorted, [] when empty.
 func (m Manifest) Write(dir string) error {
@@ -51,7 +61,10 @@ func (m Manifest) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("shard manifest: %w", err)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// dir's parent must exist; dir itself may not be a symbolic link. The
+	// temporary file is new (O_EXCL), and the rename replaces a link at
+	// shard.json rather than writing through it.
+	if err := safefile.MkdirAll(filepath.Dir(dir), dir, 0o755); err != nil {
 		return fmt.Errorf("shard manifest: %w", err)
 	}
 	f, err := os.CreateTemp(dir, ".shard-*.json")
@@ -101,7 +114,8 @@ func Read(dir string) (Manifest, error) {
 // that makes the merged result incomplete or inconsistent, in a fixed order:
 //
 //   - no manifests at all;
-//   - shards that disagree on n, on the commits, on the tool or on the settings;
+//   - shards that disagree on n, on the commits, on the tool, on the settings
+//     or on the Go toolchains;
 //   - a shard number of 1..n with no manifest (its job failed, or its
 //     artifact was not downloaded), or with more than one;
 //   - a shard that is not Complete (cancelled, or stopped by an error);
@@ -156,6 +170,7 @@ func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
 	})
 	disagree("the tool", func(m Manifest) string { return fmt.Sprintf("%q", m.Tool) })
 	disagree("the settings", func(m Manifest) string { return fmt.Sprintf("%q", m.Settings) })
+	disagree("the Go toolchains", func(m Manifest) string { return fmt.Sprintf("base %q, head %q", m.BaseGo, m.HeadGo) })
 
 	// Every shard number once.
 	seen := map[int]int{}

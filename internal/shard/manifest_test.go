@@ -25,6 +25,8 @@ func TestManifestRoundTrip(t *testing.T) {
 		HeadSHA:  "2222222222222222222222222222222222222222",
 		Tool:     "benchgate v1.0.0",
 		Settings: "bench=. count=10 benchtime=100ms cpu=4",
+		BaseGo:   "go1.26.8",
+		HeadGo:   "go1.27.0",
 	}
 	if err := m.Write(dir); err != nil {
 		t.Fatal(err)
@@ -44,7 +46,7 @@ func TestManifestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`"shard": "2/4"`, `"base_sha": "1111`, `"complete": true`} {
+	for _, s := range []string{`"shard": "2/4"`, `"base_sha": "1111`, `"complete": true`, `"base_go": "go1.26.8"`, `"head_go": "go1.27.0"`} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("shard.json lacks %s:\n%s", s, b)
 		}
@@ -148,6 +150,16 @@ func TestCheckCoverage(t *testing.T) {
 			wantProblems: []string{
 				"shards disagree on the commits: 1/2: base 111111111111, head 222222222222; 2/2: base 111111111111, head 333333333333",
 				`shards disagree on the tool: 1/2: "benchgate v1"; 2/2: "benchgate v2"`,
+			},
+		},
+		{
+			name: "different Go toolchains",
+			in: []Manifest{
+				with(m(1, 2, "p.A", "p.B"), func(m *Manifest) { m.BaseGo, m.HeadGo = "go1.26.8", "go1.26.8" }),
+				with(m(2, 2, "p.C", "q.D"), func(m *Manifest) { m.BaseGo, m.HeadGo = "go1.26.8", "go1.27.0" }),
+			},
+			wantProblems: []string{
+				`shards disagree on the Go toolchains: 1/2: base "go1.26.8", head "go1.26.8"; 2/2: base "go1.26.8", head "go1.27.0"`,
 			},
 		},
 		{

@@ -1,5 +1,6 @@
 // Package githubtest is an in-memory fake of the part of the GitHub REST API
-// benchgate uses: the comments of an issue or pull request.
+// benchgate uses: the comments of an issue or pull request, and reading a
+// pull request.
 //
 // It answers like GitHub does (JSON bodies, status codes, Link-header
 // pagination with rel="next" and rel="last", the messages GitHub sends for
@@ -18,11 +19,17 @@
 //	GET    /repos/{owner}/{repo}/issues/comments/{id}
 //	PATCH  /repos/{owner}/{repo}/issues/comments/{id}       {"body": "..."} -> 200
 //	DELETE /repos/{owner}/{repo}/issues/comments/{id}       -> 204
+//	GET    /repos/{owner}/{repo}/pulls/{number}             a pull request added with AddPullRequest, else 404
+//
+// Comment authors have GitHub's user shape (login, id, type): the id of
+// github-actions[bot] is 41898282, as on github.com; other logins get a stable
+// id of their own unless the comment sets one.
 //
 // Control routes outside the prefix, for scripts that run the fake as a process:
 //
 //	GET  /_fake/comments   all stored comments, as JSON
-//	POST /_fake/comments   store a Comment given as JSON (owner, repo, issue, body, login, type)
+//	POST /_fake/comments   store a Comment given as JSON (owner, repo, issue, body, login, type, user_id)
+//	POST /_fake/pulls      store a PullRequest given as JSON (owner, repo, number, head_sha, head_repo, ...)
 //	GET  /_fake/requests   every API request received so far, as JSON
 //	POST /_fake/faults     add a Fault given as JSON
 //	POST /_fake/readonly   ?on=true|false: answer every write with 403, as for a fork's token
@@ -33,6 +40,7 @@ package githubtest
 import (
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -73,8 +81,29 @@ type Comment struct {
 	Body      string    `json:"body"`
 	Login     string    `json:"login"`
 	UserType  string    `json:"type"`
+	UserID    int64     `json:"user_id,omitempty"` // 0: the login's usual id (see UserID)
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// PullRequest is a stored pull request, served in GitHub's shape.
+type PullRequest struct {
+	Owner  string `json:"owner"` // the base repository's owner and name
+	Repo   string `json:"repo"`
+	Number int    `json:"number"`
+	State  string `json:"state"` // "" means "open"
+	Title  string `json:"title"`
+	// HeadSHA is head.sha; HeadRef is head.ref ("" means "pr-N"); HeadRepo is
+	// head.repo.full_name ("" means the base repository; "-" means deleted,
+	// served as head.repo: null).
+	HeadSHA  string `json:"head_sha"`
+	HeadRef  string `json:"head_ref"`
+	HeadRepo string `json:"head_repo"`
+	// BaseSHA is base.sha; BaseRef is base.ref ("" means "main").
+	BaseSHA string `json:"base_sha"`
+	BaseRef string `json:"base_ref"`
+	// User is the author's login ("" means "mona").
+	User string `json:"user"`
 }
 
 // Request is an API request the fake received.
@@ -141,6 +170,7 @@ type Fake struct {
 	readOnly bool
 	nextID   int64
 	comments []*Comment
+	pulls    []PullRequest
 	requests []Request
 	faults   []*Fault
 	now      time.Time
@@ -197,6 +227,38 @@ func (f *Fake) AddComment(owner, repo string, issue int, login, userType, body s
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return *f.add(owner, repo, issue, login, userType, body)
+}
+
+// AddCommentAs stores a comment by an account whose id is given, as when a
+// login has been taken over by another account, and returns it.
+func (f *Fake) AddCommentAs(owner, repo string, issue int, login string, id int64, userType, body string) Comment {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.add(owner, repo, issue, login, userType, body)
+	c.UserID = id
+	return *c
+}
+
+// AddPullRequest stores a pull request (replacing one with the same owner,
+// repo and number), served by GET /repos/{owner}/{repo}/pulls/{number}.
+func (f *Fake) AddPullRequest(pr PullRequest) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pulls = slices.DeleteFunc(f.pulls, func(p PullRequest) bool {
+		return p.Owner == pr.Owner && p.Repo == pr.Repo && p.Number == pr.Number
+	})
+	f.pulls = append(f.pulls, pr)
+}
+
+// UserID is the account id the fake gives login: 41898282 for
+// github-actions[bot], as on github.com, and a stable id for any other.
+func UserID(login string) int64 {
+	if strings.EqualFold(login, "github-actions[bot]") {
+		return 41898282
+	}
+	h := fnv.New32a()
+	h.Write([]byte(strings.ToLower(login)))
+	return 100_000_000 + int64(h.Sum32()%100_000_000)
 }
 
 // Comments returns the comments of one issue or pull request, oldest first.
@@ -377,6 +439,11 @@ func (d *faultWriter) WriteHeader(int) {
 
 func (f *Fake) route(w http.ResponseWriter, r *http.Request, rel string, body []byte) {
 	parts := strings.Split(strings.Trim(rel, "/"), "/")
+	// repos/{owner}/{repo}/pulls/{number}
+	if len(parts) == 5 && parts[0] == "repos" && parts[3] == "pulls" && parts[1] != "" && parts[2] != "" {
+		f.pull(w, r, parts[1], parts[2], parts[4])
+		return
+	}
 	// repos/{owner}/{repo}/issues/{number}/comments
 	// repos/{owner}/{repo}/issues/comments/{id}
 	if len(parts) != 6 || parts[0] != "repos" || parts[3] != "issues" || parts[1] == "" || parts[2] == "" {
@@ -515,11 +582,108 @@ func (f *Fake) list(w http.ResponseWriter, r *http.Request, owner, repo string, 
 	writeJSON(w, http.StatusOK, string(data))
 }
 
+// pull answers GET /repos/{owner}/{repo}/pulls/{number} like GitHub.
+func (f *Fake) pull(w http.ResponseWriter, r *http.Request, owner, repo, num string) {
+	const notFound = `{"message":"Not Found","documentation_url":"https://docs.github.com/rest/pulls/pulls#get-a-pull-request","status":"404"}`
+	number, err := strconv.Atoi(num)
+	if r.Method != http.MethodGet || err != nil || number <= 0 {
+		writeJSON(w, http.StatusNotFound, notFound)
+		return
+	}
+	i := slices.IndexFunc(f.pulls, func(p PullRequest) bool {
+		return strings.EqualFold(p.Owner, owner) && strings.EqualFold(p.Repo, repo) && p.Number == number
+	})
+	if i < 0 {
+		writeJSON(w, http.StatusNotFound, notFound)
+		return
+	}
+	writeJSON(w, http.StatusOK, f.renderPull(r, f.pulls[i]))
+}
+
+// renderPull returns a pull request as GitHub's JSON (the fields benchgate
+// could read, and enough others to look like the real answer).
+func (f *Fake) renderPull(r *http.Request, p PullRequest) string {
+	api := fmt.Sprintf("%s://%s%s", scheme(r), r.Host, f.prefix)
+	base := p.Owner + "/" + p.Repo
+	state, headRef, baseRef, author := p.State, p.HeadRef, p.BaseRef, p.User
+	if state == "" {
+		state = "open"
+	}
+	if headRef == "" {
+		headRef = fmt.Sprintf("pr-%d", p.Number)
+	}
+	if baseRef == "" {
+		baseRef = "main"
+	}
+	if author == "" {
+		author = "mona"
+	}
+	user := func(login string) map[string]any {
+		typ := "User"
+		if strings.HasSuffix(login, "[bot]") {
+			typ = "Bot"
+		}
+		return map[string]any{"login": login, "id": UserID(login), "type": typ, "site_admin": false}
+	}
+	repoJSON := func(full string) any {
+		if full == "-" {
+			return nil
+		}
+		o, n, _ := strings.Cut(full, "/")
+		return map[string]any{
+			"id": UserID(full), "name": n, "full_name": full, "private": false, "owner": user(o),
+			"fork": !strings.EqualFold(full, base), "url": api + "/repos/" + full, "html_url": "https://github.com/" + full,
+			"default_branch": "main",
+		}
+	}
+	headRepo := p.HeadRepo
+	if headRepo == "" {
+		headRepo = base
+	}
+	headOwner, _, _ := strings.Cut(headRepo, "/")
+	if headRepo == "-" {
+		headOwner = author
+	}
+	v := map[string]any{
+		"url":      fmt.Sprintf("%s/repos/%s/pulls/%d", api, base, p.Number),
+		"id":       1_900_000_000 + p.Number,
+		"node_id":  fmt.Sprintf("PR_kwDOFake%d", p.Number),
+		"html_url": fmt.Sprintf("https://github.com/%s/pull/%d", base, p.Number),
+		"number":   p.Number,
+		"state":    state,
+		"locked":   false,
+		"title":    p.Title,
+		"user":     user(author),
+		"body":     nil,
+		"draft":    false,
+		"merged":   false,
+		"head": map[string]any{
+			"label": headOwner + ":" + headRef, "ref": headRef, "sha": p.HeadSHA,
+			"user": user(headOwner), "repo": repoJSON(headRepo),
+		},
+		"base": map[string]any{
+			"label": p.Owner + ":" + baseRef, "ref": baseRef, "sha": p.BaseSHA,
+			"user": user(p.Owner), "repo": repoJSON(base),
+		},
+		"author_association": "CONTRIBUTOR",
+		"merge_commit_sha":   nil,
+		"mergeable":          nil,
+		"commits":            1,
+		"created_at":         f.now.Format(time.RFC3339),
+		"updated_at":         f.now.Format(time.RFC3339),
+	}
+	if state == "closed" {
+		v["closed_at"] = f.now.Format(time.RFC3339)
+	}
+	data, _ := json.Marshal(v)
+	return string(data)
+}
+
 // render returns a comment as GitHub's JSON.
 func (f *Fake) render(r *http.Request, c *Comment) string {
-	userID := int64(583231)
-	if c.Login == "github-actions[bot]" {
-		userID = 41898282
+	userID := c.UserID
+	if userID == 0 {
+		userID = UserID(c.Login)
 	}
 	v := map[string]any{
 		"id":                 c.ID,
@@ -555,8 +719,16 @@ func (f *Fake) control(w http.ResponseWriter, r *http.Request) {
 		if c.Login == "" {
 			c.Login, c.UserType = f.login, f.userType
 		}
-		data, _ := json.Marshal(f.AddComment(c.Owner, c.Repo, c.Issue, c.Login, c.UserType, c.Body))
+		data, _ := json.Marshal(f.AddCommentAs(c.Owner, c.Repo, c.Issue, c.Login, c.UserID, c.UserType, c.Body))
 		writeJSON(w, http.StatusCreated, string(data))
+	case "POST /_fake/pulls":
+		var p PullRequest
+		if err := json.NewDecoder(r.Body).Decode(&p); err != nil || p.Owner == "" || p.Repo == "" || p.Number <= 0 {
+			writeJSON(w, http.StatusBadRequest, `{"message":"want {\"owner\", \"repo\", \"number\", \"head_sha\", \"head_repo\", ...}"}`)
+			return
+		}
+		f.AddPullRequest(p)
+		w.WriteHeader(http.StatusNoContent)
 	case "GET /_fake/requests":
 		data, _ := json.Marshal(f.Requests())
 		writeJSON(w, http.StatusOK, string(data))

@@ -152,3 +152,88 @@ func TestControlRoutes(t *testing.T) {
 		t.Errorf("requests = %+v", reqs)
 	}
 }
+
+// GET /repos/{o}/{r}/pulls/{n} answers in GitHub's shape, 404 for others.
+func TestPullRequests(t *testing.T) {
+	s := NewServer(Config{Token: "tok"})
+	defer s.Close()
+	head := strings.Repeat("a", 40)
+	s.AddPullRequest(PullRequest{Owner: "o", Repo: "r", Number: 7, HeadSHA: head, HeadRef: "faster", HeadRepo: "mona/r", BaseSHA: strings.Repeat("b", 40)})
+	resp, _ := do(t, "POST", s.URL+"/_fake/pulls", "", `{"owner":"o","repo":"r","number":8,"head_sha":"`+head+`","head_repo":"-","state":"closed"}`)
+	if resp.StatusCode != 204 {
+		t.Fatalf("POST /_fake/pulls: %s", resp.Status)
+	}
+	type repoJSON struct {
+		FullName string `json:"full_name"`
+		Fork     bool   `json:"fork"`
+	}
+	type pull struct {
+		Number int    `json:"number"`
+		State  string `json:"state"`
+		Head   struct {
+			SHA, Ref, Label string
+			Repo            *repoJSON `json:"repo"`
+		} `json:"head"`
+		Base struct {
+			SHA, Ref string
+			Repo     *repoJSON `json:"repo"`
+		} `json:"base"`
+	}
+	get := func(n string) (int, pull, string) {
+		resp, body := do(t, "GET", s.APIURL()+"/repos/o/r/pulls/"+n, "Bearer tok", "")
+		var p pull
+		if resp.StatusCode == 200 {
+			if err := json.Unmarshal([]byte(body), &p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return resp.StatusCode, p, body
+	}
+	status, p, body := get("7")
+	if status != 200 || p.Number != 7 || p.State != "open" || p.Head.SHA != head || p.Head.Ref != "faster" || p.Head.Label != "mona:faster" ||
+		p.Head.Repo == nil || p.Head.Repo.FullName != "mona/r" || !p.Head.Repo.Fork ||
+		p.Base.Ref != "main" || p.Base.SHA != strings.Repeat("b", 40) || p.Base.Repo == nil || p.Base.Repo.FullName != "o/r" || p.Base.Repo.Fork {
+		t.Errorf("GET pulls/7: %d %s", status, body)
+	}
+	if status, p, body := get("8"); status != 200 || p.State != "closed" || p.Head.Repo != nil || !strings.Contains(body, `"repo":null`) {
+		t.Errorf("GET pulls/8 (deleted head repository): %d %s", status, body)
+	}
+	for _, n := range []string{"9", "0", "x"} {
+		if status, _, body := get(n); status != 404 || !strings.Contains(body, "Not Found") {
+			t.Errorf("GET pulls/%s: %d %s, want 404", n, status, body)
+		}
+	}
+	if resp, _ := do(t, "GET", s.APIURL()+"/repos/o/r/pulls/7", "", ""); resp.StatusCode != 401 {
+		t.Errorf("GET without the token: %s, want 401", resp.Status)
+	}
+}
+
+// Comment authors carry GitHub's ids: 41898282 for github-actions[bot].
+func TestUserIDs(t *testing.T) {
+	s := NewServer(Config{})
+	defer s.Close()
+	s.AddComment("o", "r", 1, "github-actions[bot]", "Bot", "a")
+	s.AddComment("o", "r", 1, "mona", "User", "b")
+	s.AddCommentAs("o", "r", 1, "github-actions[bot]", 666, "Bot", "c")
+	do(t, "POST", s.URL+"/_fake/comments", "", `{"owner":"o","repo":"r","issue":1,"body":"d","login":"github-actions[bot]","type":"Bot","user_id":777}`)
+	_, body := do(t, "GET", s.APIURL()+"/repos/o/r/issues/1/comments", "", "")
+	var got []struct {
+		User struct {
+			Login string
+			ID    int64
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, c := range got {
+		ids = append(ids, c.User.ID)
+	}
+	if diff := cmp.Diff([]int64{41898282, UserID("mona"), 666, 777}, ids); diff != "" {
+		t.Errorf("user ids (-want +got):\n%s", diff)
+	}
+	if UserID("mona") == UserID("hubot") || UserID("mona") == 41898282 {
+		t.Errorf("UserID gives mona %d and hubot %d", UserID("mona"), UserID("hubot"))
+	}
+}

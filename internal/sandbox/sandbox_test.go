@@ -1,0 +1,290 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// runnerEnv is what a GitHub-hosted runner gives a container action, with
+// the secrets the change's code must never see.
+var runnerEnv = []string{
+	"PATH=/usr/local/go/bin:/usr/bin:/bin",
+	"HOME=/github/home",
+	"GOFLAGS=-buildvcs=false",
+	"GOTOOLCHAIN=auto",
+	"CGO_ENABLED=0",
+	"LANG=C.UTF-8",
+	"LC_ALL=C.UTF-8",
+	"TMPDIR=/tmp",
+	"INPUT_TOKEN=ghs_input",
+	"GITHUB_TOKEN=ghs_github",
+	"ACTIONS_RUNTIME_TOKEN=rt_secret",
+	"ACTIONS_ID_TOKEN_REQUEST_TOKEN=oidc_secret",
+	"ACTIONS_ID_TOKEN_REQUEST_URL=https://token.actions.example/x",
+	"ACTIONS_CACHE_URL=https://cache.example/",
+	"ACTIONS_RESULTS_URL=https://results.example/",
+	"GITHUB_OUTPUT=/github/file_commands/set_output_1",
+	"GITHUB_ENV=/github/file_commands/set_env_1",
+	"GITHUB_PATH=/github/file_commands/add_path_1",
+	"GITHUB_STATE=/github/file_commands/save_state_1",
+	"GITHUB_STEP_SUMMARY=/github/file_commands/step_summary_1",
+	"RUNNER_TEMP=/github/runner_temp",
+	"MY_SETTING=on",
+	"GIT_CONFIG_GLOBAL=/github/home/.gitconfig",
+	"SSH_AUTH_SOCK=/tmp/agent",
+}
+
+func names(env []string) []string {
+	var n []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		n = append(n, k)
+	}
+	return n
+}
+
+func TestEnvAllowList(t *testing.T) {
+	got := names(Env(runnerEnv, nil))
+	want := []string{"PATH", "HOME", "GOFLAGS", "GOTOOLCHAIN", "CGO_ENABLED", "LANG", "LC_ALL", "TMPDIR"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Env kept %v, want %v", got, want)
+	}
+	for _, kv := range Env(runnerEnv, nil) {
+		for _, secret := range []string{"ghs_", "rt_", "oidc_", "file_commands", "example"} {
+			if strings.Contains(kv, secret) {
+				t.Errorf("Env passes %s", kv)
+			}
+		}
+	}
+}
+
+func TestEnvPass(t *testing.T) {
+	got := Env(runnerEnv, []string{"MY_SETTING", "ABSENT", "EXTRA=1", "LANG=fr_FR.UTF-8"})
+	tail := got[len(got)-3:]
+	want := []string{"MY_SETTING=on", "EXTRA=1", "LANG=fr_FR.UTF-8"}
+	if !slices.Equal(tail, want) {
+		t.Errorf("passed %v, want %v at the end (later entries win)", tail, want)
+	}
+}
+
+func TestGitEnv(t *testing.T) {
+	got := names(GitEnv(runnerEnv, nil))
+	for _, n := range []string{"GIT_CONFIG_GLOBAL", "SSH_AUTH_SOCK", "PATH", "HOME"} {
+		if !slices.Contains(got, n) {
+			t.Errorf("GitEnv dropped %s, which git needs", n)
+		}
+	}
+	for _, n := range []string{"INPUT_TOKEN", "GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "GITHUB_OUTPUT", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"} {
+		if slices.Contains(got, n) {
+			t.Errorf("GitEnv keeps %s", n)
+		}
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for _, ok := range []string{"A", "_x1", "MY_VAR=", "MY_VAR=a b=c"} {
+		if err := CheckName(ok); err != nil {
+			t.Errorf("CheckName(%q) = %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "=x", "1A", "A-B", "A B", "É"} {
+		if err := CheckName(bad); err == nil {
+			t.Errorf("CheckName(%q) = nil, want an error", bad)
+		}
+	}
+}
+
+func TestLookupUser(t *testing.T) {
+	if u, err := LookupUser("1234:5678"); err != nil || u != (User{1234, 5678}) {
+		t.Errorf("LookupUser(1234:5678) = %v, %v", u, err)
+	}
+	for _, bad := range []string{"0:0", "x:1", "root", "no-such-user-here"} {
+		if _, err := LookupUser(bad); err == nil {
+			t.Errorf("LookupUser(%q): want an error", bad)
+		}
+	}
+	if _, err := LookupUser(DefaultUser); err != nil {
+		t.Errorf("LookupUser(%s): %v (want the fallback when the account is missing)", DefaultUser, err)
+	}
+}
+
+func needRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the sandbox user is only used when benchgate runs as root (the action's container)")
+	}
+}
+
+// sandboxed starts a shell command as the sandbox user with its environment.
+func sandboxed(t *testing.T, sb *Sandbox, script string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Env = sb.Env()
+	cmd.Dir = sb.Home()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: sb.Credential()}
+	return cmd
+}
+
+// openDir is a temporary directory every user can reach (t.TempDir's parent
+// is private to root).
+func openDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sandbox-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func newUserSandbox(t *testing.T) *Sandbox {
+	t.Helper()
+	needRoot(t)
+	home := filepath.Join(openDir(t), "home")
+	// A cache restored by another user, with a file inside.
+	if err := os.MkdirAll(filepath.Join(home, "go", "pkg", "mod"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "go", "pkg", "mod", "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u := User{FallbackID + 7, FallbackID + 7}
+	sb, err := New(Options{Environ: runnerEnv, User: &u, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.KillAll() })
+	return sb
+}
+
+func TestUserSandboxHome(t *testing.T) {
+	sb := newUserSandbox(t)
+	env := map[string]string{}
+	for _, kv := range sb.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	for _, k := range []string{"HOME", "GOPATH", "GOMODCACHE", "GOCACHE", "TMPDIR"} {
+		if !strings.HasPrefix(env[k], sb.Home()) {
+			t.Errorf("%s=%q, want under the sandbox home %s", k, env[k], sb.Home())
+		}
+		fi, err := os.Stat(env[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := fi.Sys().(*syscall.Stat_t); int(st.Uid) != sb.User().UID {
+			t.Errorf("%s is owned by uid %d, want the sandbox user %d", env[k], st.Uid, sb.User().UID)
+		}
+	}
+	fi, _ := os.Stat(filepath.Join(env["GOMODCACHE"], "f"))
+	if st := fi.Sys().(*syscall.Stat_t); int(st.Uid) != sb.User().UID {
+		t.Errorf("a restored cache file stays uid %d", st.Uid)
+	}
+}
+
+// The sandbox user cannot read benchgate's environment or write its files.
+func TestUserSandboxSeparation(t *testing.T) {
+	sb := newUserSandbox(t)
+	secret := filepath.Join(openDir(t), "secret")
+	if err := os.WriteFile(secret, []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	summary := filepath.Join(openDir(t), "step_summary")
+	if err := os.WriteFile(summary, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	script := `
+cat /proc/` + pid + `/environ >/dev/null 2>&1 && echo LEAK-environ
+cat ` + secret + ` >/dev/null 2>&1 && echo LEAK-file
+echo forged >>` + summary + ` 2>/dev/null && echo LEAK-summary
+touch $HOME/mine && echo ok-home
+touch $TMPDIR/mine && echo ok-tmp
+id -u
+`
+	out, err := sandboxed(t, sb, script).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	got := string(out)
+	if strings.Contains(got, "LEAK") {
+		t.Errorf("the sandbox user got through:\n%s", got)
+	}
+	for _, want := range []string{"ok-home", "ok-tmp", strconv.Itoa(sb.User().UID)} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output %q lacks %q", got, want)
+		}
+	}
+}
+
+func TestKillAll(t *testing.T) {
+	sb := newUserSandbox(t)
+	// A daemon that leaves its process group and outlives its parent.
+	cmd := sandboxed(t, sb, `setsid sleep 300 >/dev/null 2>&1 & echo $!`)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("pid %q: %v", out, err)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("the daemon is not running: %v", err)
+	}
+	if n := sb.KillAll(); n < 1 {
+		t.Errorf("KillAll killed %d processes, want the daemon", n)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		uid, zombie, ok := procUID("/proc/" + strconv.Itoa(pid))
+		if !ok || zombie || uid != sb.User().UID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still alive after KillAll", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestReadable(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "a")
+	os.Mkdir(sub, 0o700)
+	os.WriteFile(filepath.Join(sub, "f"), nil, 0o600)
+	os.WriteFile(filepath.Join(sub, "x"), nil, 0o700)
+	os.Symlink("/etc/passwd", filepath.Join(sub, "link"))
+	if err := Readable(dir); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range map[string]os.FileMode{sub: 0o755, filepath.Join(sub, "f"): 0o644, filepath.Join(sub, "x"): 0o755} {
+		fi, _ := os.Lstat(p)
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, fi.Mode().Perm(), want)
+		}
+	}
+	if fi, _ := os.Stat("/etc/passwd"); fi.Mode().Perm() != 0o644 {
+		t.Errorf("Readable followed a symlink: /etc/passwd is %v", fi.Mode().Perm())
+	}
+}
+
+func TestUnreachableHome(t *testing.T) {
+	needRoot(t)
+	private := t.TempDir() // 0700, root's
+	u := User{FallbackID + 7, FallbackID + 7}
+	_, err := New(Options{Environ: runnerEnv, User: &u, Home: filepath.Join(private, "home")})
+	if err == nil || !strings.Contains(err.Error(), "not searchable") {
+		t.Errorf("New with a home the user cannot reach: %v, want an error saying so", err)
+	}
+}
