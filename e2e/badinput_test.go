@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,10 +15,14 @@ import (
 // TestBadInput is every documented kind of bad input in one table: each
 // gets exit status 2 and exactly one line on stderr naming the flag, input,
 // ref or file at fault, and leaves the checkout exactly as it was. The
-// messages are listed in the README's "Failure modes".
+// messages are listed in the README's "Failure modes". It takes a second
+// or two (one case builds a test binary), so it runs without BENCHGATE_E2E.
 func TestBadInput(t *testing.T) {
-	if os.Getenv("BENCHGATE_E2E") != "1" {
-		t.Skip("end-to-end: BENCHGATE_E2E=1")
+	if testing.Short() {
+		t.Skip("builds a test binary")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
 	}
 	work := t.TempDir()
 	repo := filepath.Join(work, "repo")
@@ -51,6 +56,9 @@ func TestBadInput(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(work, "adir.txt"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(plain, filepath.Join(work, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
 	statusBefore := git(repo, "status", "--porcelain")
 	worktreesBefore := git(repo, "worktree", "list")
 
@@ -80,10 +88,20 @@ func TestBadInput(t *testing.T) {
 		{"compare: unreadable file", work, []string{"compare", "ok.txt", "adir.txt"}, nil, `adir.txt`},
 		{"compare: empty file", work, []string{"compare", "ok.txt", "empty.txt"}, nil, `empty.txt: no benchmark results`},
 		{"compare: not benchmark output", work, []string{"compare", "ok.txt", "garbage.txt"}, nil, `garbage.txt:2: `},
+		{"--json in a directory that does not exist", repo, []string{"run", "--base", "HEAD~1", "--json", "/nope/r.json"}, nil, `--json /nope/r.json: directory /nope does not exist`},
+		{"--json relative, no such directory", repo, []string{"run", "--base", "HEAD~1", "--json", "reports/r.json"}, nil, `--json reports/r.json: directory ` + filepath.Join(repo, "reports") + ` does not exist`},
+		{"--markdown is a directory", work, []string{"compare", "ok.txt", "ok.txt", "--markdown", "adir.txt"}, nil, `--markdown adir.txt: ` + filepath.Join(work, "adir.txt") + ` is a directory`},
+		{"--markdown under a file", work, []string{"compare", "ok.txt", "ok.txt", "--markdown", "ok.txt/r.md"}, nil, `--markdown ok.txt/r.md: ` + filepath.Join(work, "ok.txt") + ` is not a directory`},
+		{"--out is a file", repo, []string{"run", "--base", "HEAD~1", "--out", filepath.Join(work, "ok.txt")}, nil, `--out ` + filepath.Join(work, "ok.txt") + `: ` + filepath.Join(work, "ok.txt") + ` exists and is not a directory`},
+		{"--out is a symbolic link", repo, []string{"run", "--base", "HEAD~1", "--out", filepath.Join(work, "linkdir")}, nil, `is a symbolic link: refusing to write through it`},
+		{"--out in a directory that does not exist", repo, []string{"run", "--base", "HEAD~1", "--shard", "1/2", "--out", "/nope/shard"}, nil, `--out /nope/shard: directory /nope does not exist`},
+		{"calibrate: --json in a directory that does not exist", repo, []string{"calibrate", "--json", "/nope/c.json"}, nil, `--json /nope/c.json: directory /nope does not exist`},
+		{"merge: --json in a directory that does not exist", work, []string{"merge", "s1", "--json", "/nope/m.json"}, nil, `--json /nope/m.json: directory /nope does not exist`},
 		{"action: unknown comment mode", repo, []string{"action"}, merge(action, map[string]string{"INPUT_COMMENT": "sometimes"}), `input comment: "sometimes": want always, on-change or never`},
 		{"action: shard 3/2", repo, []string{"action"}, merge(action, map[string]string{"INPUT_SHARD": "3/2"}), `input shard: "3/2": shard index must be between 1 and 2`},
 		{"action: malformed event file", repo, []string{"action"}, action, `GITHUB_EVENT_PATH`},
 		{"action: pull_request_target", repo, []string{"action"}, merge(action, map[string]string{"GITHUB_EVENT_NAME": "pull_request_target"}), `pull_request_target`},
+		{"action: issue_comment without the opt-in", repo, []string{"action"}, merge(action, map[string]string{"GITHUB_EVENT_NAME": "issue_comment", "INPUT_BASE": "main"}), `refusing to run on issue_comment without allow-privileged-events: true`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -95,6 +113,19 @@ func TestBadInput(t *testing.T) {
 			}
 			code := cli.Run(context.Background(), tc.args, cli.Env{Getenv: getenv, Environ: os.Environ(), Stdout: &stdout, Stderr: &stderr, Dir: tc.dir})
 			lines := strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")
+			if tc.args[0] == "action" {
+				// The action prints everything on stdout, between its
+				// workflow commands (see the README's security section).
+				lines = nil
+				for _, l := range strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n") {
+					if !strings.HasPrefix(l, "::") {
+						lines = append(lines, l)
+					}
+				}
+				if stderr.Len() > 0 {
+					t.Errorf("action wrote to stderr: %q", stderr.String())
+				}
+			}
 			if code != cli.ExitUsage {
 				t.Errorf("exit status %d, want %d\nstderr:\n%s", code, cli.ExitUsage, stderr.String())
 			}

@@ -117,12 +117,17 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// runner-commands FILE: the workflow commands the Actions
 			// runner would run for a step that printed FILE, one per line
-			// as "name: line".
+			// as "name: line"; "UNGUARDED name: line" for one that did not
+			// come right after a resume of command processing (benchgate's
+			// own always do), stop-commands aside.
 			"runner-commands": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 1 {
 					ts.Fatalf("usage: runner-commands FILE")
 				}
 				for _, c := range githubtest.RunnerCommands(ts.ReadFile(args[0])) {
+					if !c.Resumed && c.Name != "stop-commands" {
+						fmt.Fprint(ts.Stdout(), "UNGUARDED ")
+					}
 					fmt.Fprintf(ts.Stdout(), "%s: %s\n", c.Name, c.Line)
 				}
 			},
@@ -179,6 +184,21 @@ func TestScripts(t *testing.T) {
 				if want, _ := strconv.Atoi(args[1]); n != want {
 					ts.Fatalf("%d %s requests, want %s", n, args[0], args[1])
 				}
+			},
+			// fake-pull OWNER/REPO N HEAD_SHA HEAD_REPO: GitHub has pull
+			// request N with that head commit in HEAD_REPO ("-": deleted).
+			"fake-pull": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 4 {
+					ts.Fatalf("usage: fake-pull OWNER/REPO N HEAD_SHA HEAD_REPO")
+				}
+				owner, repo, _ := strings.Cut(args[0], "/")
+				n, err := strconv.Atoi(args[1])
+				if err != nil {
+					ts.Fatalf("fake-pull: %v", err)
+				}
+				ts.Value(fakeKey{}).(*githubtest.Server).AddPullRequest(githubtest.PullRequest{
+					Owner: owner, Repo: repo, Number: n, HeadSHA: args[2], HeadRepo: args[3],
+				})
 			},
 			// fake-readonly on|off: writes answer 403 as for a fork's token.
 			"fake-readonly": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -7,7 +7,8 @@
 // It listens on -addr (port 0 picks a free port), prints the API URL to use as
 // GITHUB_API_URL (http://ADDR/api/v3) as its first line of standard output,
 // writes the same line to -url-file if given, and serves until SIGINT or
-// SIGTERM. Comments, requests, faults and read-only mode are inspected and
+// SIGTERM. Comments, pull requests (POST /_fake/pulls, for a workflow_run
+// job's pr-number check), requests, faults and read-only mode are inspected and
 // controlled through the /_fake/ routes documented in githubtest.
 package main
 

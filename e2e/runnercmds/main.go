@@ -1,7 +1,9 @@
 // Command runnercmds prints the workflow commands the GitHub Actions runner
 // would run for a step that printed the given log (a file, or standard
-// input), one per line as "name: line". scripts/docker-e2e.sh uses it to
-// check that nothing a pull request prints becomes a command.
+// input), one per line as "name: line", and "UNGUARDED name: line" for a
+// command that did not come right after a resume of command processing (as
+// all of benchgate's own do). scripts/docker-e2e.sh uses it to check that
+// nothing a pull request prints becomes a command.
 package main
 
 import (
@@ -29,6 +31,9 @@ func main() {
 		os.Exit(2)
 	}
 	for _, c := range githubtest.RunnerCommands(string(b)) {
+		if !c.Resumed && c.Name != "stop-commands" {
+			fmt.Print("UNGUARDED ")
+		}
 		fmt.Printf("%s: %s\n", c.Name, c.Line)
 	}
 }

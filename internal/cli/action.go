@@ -154,7 +154,7 @@ func (a *app) action(ctx context.Context) int {
 		// The checkout may hold a symbolic link by that name: every
 		// component below the workspace is checked, none followed.
 		if err := safefile.MkdirAll(ws, cfg.Out, 0o755); err != nil {
-			return fail(ExitUsage, "shard directory %s: %v", shardDir, err)
+			return fail(ExitUsage, "shard directory: %v", err)
 		}
 	}
 	code, v := a.measure(ctx, repo, baseSHA, headSHA)
@@ -270,12 +270,12 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, v gate.Verdict, t
 		}
 		anns = append(anns, github.Annotation{
 			Level: github.Error, File: file, Line: line, Severity: sev,
-			Title:   fmt.Sprintf("benchgate: %s %s regressed", r.Name, r.Unit),
+			Title:   fmt.Sprintf("benchgate: %s %s regressed", report.Visible(r.Name), r.Unit),
 			Message: fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, r.Reason),
 		})
 	}
 	for _, f := range v.HeadFailures() {
-		anns = append(anns, github.Annotation{Level: github.Error, Severity: math.Inf(1), Title: "benchgate: " + f.Name + " failed on head", Message: f.Message})
+		anns = append(anns, github.Annotation{Level: github.Error, Severity: math.Inf(1), Title: "benchgate: " + report.Visible(f.Name) + " failed on head", Message: report.Visible(f.Message)})
 	}
 	if dropped, err := gh.AnnotateWorst(anns); err != nil && !errors.Is(err, github.ErrNotInActions) {
 		fmt.Fprintf(a.env.Stderr, "benchgate: warning: annotations: %v\n", err)
@@ -427,13 +427,23 @@ func grepLine(path, needle string) int {
 }
 
 // chownLike gives path the owner of ref (the workspace), so that files the
-// container creates as root do not trouble the runner's later steps.
+// container creates as root do not trouble the runner's later steps. It
+// never follows a link (Lchown), and leaves alone a file with other hard
+// links: that inode may be a file outside the workspace (the path may not
+// be one benchgate wrote, if the run stopped early).
 func chownLike(path, ref string) {
 	fi, err := os.Stat(ref)
 	if err != nil {
 		return
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 && st.Uid != 0 {
-		_ = os.Lchown(path, int(st.Uid), int(st.Gid))
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok || os.Geteuid() != 0 || st.Uid == 0 {
+		return
 	}
+	if pi, err := os.Lstat(path); err != nil {
+		return
+	} else if ps, ok := pi.Sys().(*syscall.Stat_t); !ok || (!pi.IsDir() && ps.Nlink > 1) {
+		return
+	}
+	_ = os.Lchown(path, int(st.Uid), int(st.Gid))
 }

@@ -51,7 +51,7 @@ func checkOutput(p string, dir bool) error {
 		return writable(p)
 	case err == nil && fi.IsDir():
 		return fmt.Errorf("%s is a directory", p)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
 		return unwrapPath(err)
 	}
 	parent := filepath.Dir(p)

@@ -44,8 +44,9 @@ type prison struct {
 	undo []func()
 }
 
-// release kills what the change's code left running and restores what
-// sandboxing changed, in reverse order.
+// release restores what sandboxing changed, in reverse order. (What the
+// change's code leaves running in the background ends with the container,
+// whose first process benchgate is.)
 func (p *prison) release() {
 	for i := len(p.undo) - 1; i >= 0; i-- {
 		p.undo[i]()
@@ -82,12 +83,15 @@ func (a *app) sandbox(tmp string, trees []string) (*prison, error) {
 		return nil, fmt.Errorf("%s: %v", envSandboxUser, err)
 	}
 	home := a.env.Getenv(envSandboxHome)
+	giveBack := []string{home}
 	if home == "" {
 		h := a.env.Getenv("HOME")
 		if h == "" {
 			h = tmp
 		}
 		home = filepath.Join(h, ".cache", "benchgate-sandbox")
+		// .cache may be made here too.
+		giveBack = []string{filepath.Dir(home), home}
 	}
 	if err := sandbox.Reachable(filepath.Dir(tmp), u); err != nil {
 		return nil, fmt.Errorf("temporary directory: %v: set TMPDIR to a directory every user can search", err)
@@ -101,13 +105,11 @@ func (a *app) sandbox(tmp string, trees []string) (*prison, error) {
 	if ws := a.env.Getenv("GITHUB_WORKSPACE"); ws != "" {
 		// Give the home back to the workspace's owner at the end, so that
 		// the runner user can cache and clean it.
-		p.undo = append(p.undo, func() { chownTree(sb.Home(), ws) })
+		p.undo = append(p.undo, func() {
+			chownLike(giveBack[0], ws)
+			chownTree(sb.Home(), ws)
+		})
 	}
-	p.undo = append(p.undo, func() {
-		if n := sb.KillAll(); n > 0 {
-			fmt.Fprintf(a.env.Stderr, "benchgate: killed %d processes the benchmarks left running\n", n)
-		}
-	})
 	// The way to the worktrees and binaries: searchable, not listable;
 	// the worktrees readable, not writable.
 	for _, d := range []string{tmp} {

@@ -103,3 +103,44 @@ func TestParseThreshold(t *testing.T) {
 		}
 	}
 }
+
+func TestParseEnv(t *testing.T) {
+	c, err := Parse([]string{"run", "--base", "main", "--env", "A,B C", "--env", "D=x,y z", "--env", "E"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"A", "B", "C", "D=x,y z", "E"}
+	if strings.Join(c.Env, "|") != strings.Join(want, "|") {
+		t.Errorf("Env = %q, want %q", c.Env, want)
+	}
+	for _, bad := range []string{"1A", "A-B", "=x", "A,B-C"} {
+		_, err := Parse([]string{"run", "--base", "main", "--env", bad})
+		if err == nil || !strings.Contains(err.Error(), "--env") {
+			t.Errorf("--env %q: err = %v, want one naming --env", bad, err)
+		}
+	}
+}
+
+func TestInputEnv(t *testing.T) {
+	c, _, err := FromInputs(func(k string) string {
+		if k == "INPUT_ENV" {
+			return "A, B\nC=1 2\n"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"A", "B", "C=1 2"}; strings.Join(c.Env, "|") != strings.Join(want, "|") {
+		t.Errorf("Env = %q, want %q", c.Env, want)
+	}
+	_, _, err = FromInputs(func(k string) string {
+		if k == "INPUT_ENV" {
+			return "GOOD BAD-NAME"
+		}
+		return ""
+	})
+	if err == nil || !strings.Contains(err.Error(), "input env") {
+		t.Errorf("bad env input: err = %v, want one naming the input", err)
+	}
+}

@@ -17,7 +17,7 @@ import (
 // command describes one child process.
 type command struct {
 	Dir  string
-	Env  []string // nil: inherit
+	Env  []string            // nil: inherit
 	Cred *syscall.Credential // nil: benchgate's user
 	Name string
 	Args []string
@@ -53,7 +53,11 @@ func seal(dir string) error {
 		if err != nil {
 			return err
 		}
-		return os.Chmod(p, fi.Mode().Perm()&^0o022|0o500)
+		mode := fi.Mode().Perm() &^ 0o022
+		if d.IsDir() {
+			mode = 0o755 // the sandbox user runs the binaries inside
+		}
+		return os.Chmod(p, mode)
 	})
 }
 

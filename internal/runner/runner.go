@@ -66,7 +66,7 @@ type Options struct {
 	// theirs for the builds and taken back, with the binaries, before any
 	// binary runs, so that one side's code cannot replace the other's.
 	Credential *syscall.Credential
-	Progress  io.Writer     // progress lines (stderr); nil for none
+	Progress   io.Writer // progress lines (stderr); nil for none
 	// Select, if set, picks the units to measure out of all discovered ones
 	// (sharding). It must be deterministic.
 	Select func([]Unit) []Unit

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // runnerEnv is what a GitHub-hosted runner gives a container action, with
@@ -163,7 +162,6 @@ func newUserSandbox(t *testing.T) *Sandbox {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { sb.KillAll() })
 	return sb
 }
 
@@ -224,37 +222,6 @@ id -u
 		if !strings.Contains(got, want) {
 			t.Errorf("output %q lacks %q", got, want)
 		}
-	}
-}
-
-func TestKillAll(t *testing.T) {
-	sb := newUserSandbox(t)
-	// A daemon that leaves its process group and outlives its parent.
-	cmd := sandboxed(t, sb, `setsid sleep 300 >/dev/null 2>&1 & echo $!`)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil {
-		t.Fatalf("pid %q: %v", out, err)
-	}
-	if err := syscall.Kill(pid, 0); err != nil {
-		t.Fatalf("the daemon is not running: %v", err)
-	}
-	if n := sb.KillAll(); n < 1 {
-		t.Errorf("KillAll killed %d processes, want the daemon", n)
-	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		uid, zombie, ok := procUID("/proc/" + strconv.Itoa(pid))
-		if !ok || zombie || uid != sb.User().UID {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still alive after KillAll", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

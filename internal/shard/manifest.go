@@ -50,9 +50,9 @@ type Manifest struct {
 	HeadGo string `json:"head_go,omitempty"`
 }
 
-// Write writes m as dir/shard.json (creating dir, not its parents), atomically: a reader
-// sees the old file or the new one, never half of one. All and Assigned are
-// written sorted, [] when empty.
+// Write writes m as dir/shard.json (creating dir, which may not be a
+// symbolic link), atomically: a reader sees the old file or the new one,
+// never half of one. All and Assigned are written sorted, [] when empty.
 func (m Manifest) Write(dir string) error {
 	m.Format = Format
 	m.All = sortedCopy(m.All)
@@ -61,9 +61,12 @@ func (m Manifest) Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("shard manifest: %w", err)
 	}
-	// dir's parent must exist; dir itself may not be a symbolic link. The
-	// temporary file is new (O_EXCL), and the rename replaces a link at
-	// shard.json rather than writing through it.
+	// dir's parents are the caller's; dir itself may not be a symbolic
+	// link. The temporary file is new (O_EXCL), and the rename replaces a
+	// link at shard.json rather than writing through it.
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("shard manifest: %w", err)
+	}
 	if err := safefile.MkdirAll(filepath.Dir(dir), dir, 0o755); err != nil {
 		return fmt.Errorf("shard manifest: %w", err)
 	}

@@ -8,6 +8,9 @@ import (
 type Command struct {
 	Name string // e.g. "error", "add-mask", "set-output"
 	Line string // the whole log line
+	// Resumed: the line came right after the one that resumed command
+	// processing, as every command benchgate's guarded log emits does.
+	Resumed bool
 }
 
 // runnerCommands are the commands the runner registers (actions/runner,
@@ -31,20 +34,22 @@ var runnerCommands = map[string]bool{
 // interleaved as the runner received them.
 func RunnerCommands(log string) []Command {
 	var out []Command
-	stopped, token := false, ""
+	stopped, token, resumed := false, "", false
 	for _, line := range strings.Split(log, "\n") {
 		line = strings.TrimRight(line, "\r")
 		name, ok := parse(line, stopped, token)
+		after := resumed
+		resumed = false
 		if !ok {
 			continue
 		}
 		if stopped {
 			if strings.EqualFold(name, token) {
-				stopped, token = false, ""
+				stopped, token, resumed = false, "", true
 			}
 			continue
 		}
-		out = append(out, Command{Name: name, Line: line})
+		out = append(out, Command{Name: name, Line: line, Resumed: after})
 		if name == "stop-commands" {
 			if data := v2Data(line); data != "" {
 				stopped, token = true, data
