@@ -131,7 +131,9 @@ const forkSkipNote = "the pull request comes from a fork, whose token is read-on
 	"the report is in this job summary. See the README for commenting on fork pull requests."
 
 // readOnlyFork reports whether the run is a fork's pull_request run, whose
-// token GitHub makes read-only: writing the comment would fail with 403.
+// token GitHub makes read-only: writing the comment would fail with 403. A
+// private repository may give forks a write token (a repository setting), so
+// there benchgate tries, and a 403 becomes the same note.
 func readOnlyFork(eventName string, target event.Target) bool {
-	return eventName == "pull_request" && target.Fork
+	return eventName == "pull_request" && target.Fork && !target.Private
 }

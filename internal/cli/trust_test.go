@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -376,17 +377,19 @@ func TestActionPrivilegedEvents(t *testing.T) {
 }
 
 // A fork's pull_request run has a read-only token: benchgate says so and
-// sends no request at all, instead of collecting a 403.
+// sends no request at all, instead of collecting a 403. A private repository
+// may give forks a write token, so there it comments.
 func TestActionForkSkipsComment(t *testing.T) {
-	for _, fork := range []bool{true, false} {
+	for _, tc := range []struct{ fork, private bool }{{true, false}, {false, false}, {true, true}} {
+		fork := tc.fork && !tc.private // the cases that skip
 		h := newActionHarness(t, githubtest.Config{})
 		headRepo := "octo-org/widgets"
-		if fork {
+		if tc.fork {
 			headRepo = "mona/widgets"
 		}
 		h.event(t, "pull_request", `{"action": "synchronize", "number": 7, "pull_request": {"number": 7,
 			"head": {"ref": "faster-parser", "sha": "`+runHead+`", "repo": {"full_name": "`+headRepo+`"}},
-			"base": {"ref": "main", "sha": "`+runBase+`", "repo": {"full_name": "octo-org/widgets"}}}}`)
+			"base": {"ref": "main", "sha": "`+runBase+`", "repo": {"full_name": "octo-org/widgets", "private": `+strconv.FormatBool(tc.private)+`}}}}`)
 		h.env["GITHUB_SHA"] = runMerge
 		h.shardDir(t, "results", shard.Manifest{BaseSHA: runBase, HeadSHA: runMerge, PRHeadSHA: runHead})
 		h.env["INPUT_MODE"], h.env["INPUT_MERGE"] = "merge", "results"

@@ -106,6 +106,9 @@ type Target struct {
 	// repository than its base (or in a repository that has been deleted). Its
 	// workflows get a read-only token, so commenting fails with 403.
 	Fork bool
+	// Private reports that the base repository is private: its owners may
+	// let fork pull requests have a write token (a repository setting).
+	Private bool
 	// HeadSHA is pull_request.head.sha, the tip of the pull request branch (the
 	// commit to attach checks to); empty for events without a pull request.
 	HeadSHA string
@@ -254,6 +257,7 @@ func ReadPayload(path string, readFile func(name string) ([]byte, error)) ([]byt
 type repo struct {
 	FullName string `json:"full_name"`
 	Fork     bool   `json:"fork"`
+	Private  bool   `json:"private"`
 }
 
 type branch struct {
@@ -371,7 +375,8 @@ func checkPullRequest(in Input, ev *pullRequestEvent) (Target, error) {
 	if err != nil {
 		return Target{}, fmt.Errorf("%s: %w", eventFile(in), err)
 	}
-	return Target{PRNumber: n, HeadSHA: headSHA, Fork: isFork(ev.PullRequest.Head.Repo, ev.PullRequest.Base.Repo)}, nil
+	private := ev.PullRequest.Base.Repo != nil && ev.PullRequest.Base.Repo.Private
+	return Target{PRNumber: n, HeadSHA: headSHA, Fork: isFork(ev.PullRequest.Head.Repo, ev.PullRequest.Base.Repo), Private: private}, nil
 }
 
 // isFork reports whether the head branch lives in another repository than the
