@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ type parsed struct {
 // parseResults reads the benchfmt results in a test binary's output.
 func parseResults(stdout []byte, cpu int) []parsed {
 	var res []parsed
-	rd := benchfmt.NewReader(bytes.NewReader(stdout), "")
+	rd := benchfmt.NewReader(bytes.NewReader(rejoinResults(stdout)), "")
 	suffix := procSuffix(cpu)
 	for rd.Scan() {
 		rec, ok := rd.Result().(*benchfmt.Result)
@@ -81,6 +82,36 @@ func parseResults(stdout []byte, cpu int) []parsed {
 		res = append(res, parsed{leaf: "Benchmark" + name, result: rec.Clone()})
 	}
 	return res
+}
+
+// resultTail matches what testing prints after a benchmark's name once it
+// has run: the iteration count and value-unit pairs ("  1000  12.5 ns/op").
+var resultTail = regexp.MustCompile(`^\s*\d+\s+[-+0-9.eE]+ \S+(\s|$)`)
+
+// rejoinResults puts result lines back together that the benchmark's own
+// output split: testing prints a benchmark's name, runs it, then prints its
+// figures, so whatever the benchmark writes to standard output lands between
+// the two ("BenchmarkX-2 \tsome text\n…\n  1000  12.5 ns/op"). Such a
+// result would otherwise be lost without a word.
+func rejoinResults(stdout []byte) []byte {
+	lines := strings.Split(string(stdout), "\n")
+	pending := ""
+	for i, l := range lines {
+		if name, rest, ok := strings.Cut(l, "\t"); ok && strings.HasPrefix(name, "Benchmark") && !strings.ContainsAny(strings.TrimSpace(name), " ") {
+			if resultTail.MatchString(rest) {
+				pending = ""
+			} else {
+				pending = strings.TrimSpace(name)
+				lines[i] = "" // the benchmark's text after the name: not a result
+			}
+			continue
+		}
+		if pending != "" && resultTail.MatchString(l) {
+			lines[i] = pending + "\t" + l
+			pending = ""
+		}
+	}
+	return []byte(strings.Join(lines, "\n"))
 }
 
 // failedNames extracts the benchmarks a run reported as failed.
@@ -116,6 +147,7 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 		cpu       int
 	}
 	units := map[key]*Unit{}
+	perOp := map[key]float64{} // the larger side's sec/op in the pilot
 	var order []key
 	for _, p := range paths {
 		tops := map[string][2]bool{}
@@ -159,6 +191,10 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 					results := parseResults(out.Stdout, cpu)
 					if err != nil {
 						r.recordFailure(i, p, top, cpu, c, out, err, results)
+					} else if len(results) == 0 {
+						// Never silent: b.Skip, or nothing that reads as
+						// a result.
+						r.res.Skipped = append(r.res.Skipped, fmt.Sprintf("%s: %s gave no result on %s (cpu %d): it called b.Skip, or printed nothing that reads as a result", p, top, sideNames[i], cpu))
 					}
 					for _, pr := range results {
 						k := key{p, pr.leaf, cpu}
@@ -169,11 +205,11 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 							order = append(order, k)
 						}
 						u.Sides[i] = true
-						if u.N == 0 || pr.result.Iters < u.N {
-							u.N = pr.result.Iters
+						if u.RoundN == 0 || pr.result.Iters < u.RoundN {
+							u.RoundN = pr.result.Iters
 						}
 						if t, ok := pr.result.Value("sec/op"); ok {
-							u.Cost = max(u.Cost, time.Duration(t*float64(pr.result.Iters)*1e9))
+							perOp[k] = max(perOp[k], t)
 						}
 					}
 				}
@@ -182,9 +218,26 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 	}
 	var list []Unit
 	for _, k := range order {
-		list = append(list, *units[k])
+		u := units[k]
+		u.Cost = time.Duration(perOp[k] * float64(u.RoundN) * 1e9)
+		u.Runs, u.N = splitRound(u.RoundN, u.Cost, r.o.Runs, r.o.minRunTime)
+		list = append(list, *u)
 	}
 	return list, nil
+}
+
+// splitRound splits a round's work of total iterations taking cost into
+// runs: at most maxRuns, each keeping at least minRun of work and at least
+// one iteration, of n ≈ total/runs iterations each (so runs × n is total
+// within runs/2).
+func splitRound(total int, cost time.Duration, maxRuns int, minRun time.Duration) (runs, n int) {
+	runs = max(1, maxRuns)
+	if minRun > 0 {
+		runs = min(runs, int(cost/minRun))
+	}
+	runs = max(1, min(runs, total))
+	n = max(1, (total+runs/2)/runs)
+	return runs, n
 }
 
 // recordFailure notes that a run failed on side i. The failing benchmarks are
@@ -260,22 +313,44 @@ func (r *run) once(ctx context.Context, i int, u Unit) (*benchfmt.Result, time.D
 	return got, out.Elapsed
 }
 
-// warmUp runs every unit once per side, uncounted.
+// warmUp runs every unit once per side, uncounted, and estimates the wall
+// time of one round from it.
 func (r *run) warmUp(ctx context.Context, units []Unit) error {
-	r.progress("warm-up: %d benchmarks × 2 sides", len(units))
+	r.progress("warm-up: %d benchmarks × 2 sides (%s)", len(units), runsSummary(units))
 	for _, u := range units {
 		for i := range 2 {
 			if !u.Sides[i] || r.isFailed(i, u) {
 				continue
 			}
-			r.once(ctx, i, u)
+			_, took := r.once(ctx, i, u)
 			if err := ctx.Err(); err != nil {
 				r.res.Partial = true
 				return err
 			}
+			r.res.RoundTime += time.Duration(max(1, u.Runs)) * took
 		}
 	}
 	return nil
+}
+
+// runsSummary describes how the units' rounds are split into runs:
+// "5 runs per side per round", or "1–5 runs ..." when they differ.
+func runsSummary(units []Unit) string {
+	lo, hi := 0, 0
+	for _, u := range units {
+		k := max(1, u.Runs)
+		if lo == 0 || k < lo {
+			lo = k
+		}
+		hi = max(hi, k)
+	}
+	switch {
+	case hi <= 1:
+		return "1 run per side per round"
+	case lo == hi:
+		return fmt.Sprintf("%d runs per side per round", hi)
+	}
+	return fmt.Sprintf("%d–%d runs per side per round", lo, hi)
 }
 
 // rounds runs the counted, interleaved rounds.
@@ -283,7 +358,7 @@ func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer, f
 	rng := rand.New(rand.NewPCG(uint64(r.o.Seed), 0x62656e6368676174^uint64(first)))
 	last := first + count - 1
 	if count > 1 || first == 1 {
-		r.progress("measuring %d benchmarks × %d rounds, base and head interleaved (seed %d)", len(units), count, r.o.Seed)
+		r.progress("measuring %d benchmarks × %d rounds, %s, base and head interleaved (seed %d)", len(units), count, runsSummary(units), r.o.Seed)
 	}
 	order := slices.Clone(units)
 	start := time.Now()
@@ -300,29 +375,36 @@ func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer, f
 				}
 				r.progress("round %d/%d: %s%s", round, max(last, r.o.Count), u.ID(), left)
 			}
-			sides := [2]int{0, 1}
-			if rng.IntN(2) == 1 {
-				sides = [2]int{1, 0}
-			}
-			for _, i := range sides {
-				if !u.Sides[i] || r.isFailed(i, u) {
-					continue
+			// Runs pairs of runs, each pair base and head back to back
+			// in a random order.
+			for range max(1, u.Runs) {
+				sides := [2]int{0, 1}
+				if rng.IntN(2) == 1 {
+					sides = [2]int{1, 0}
 				}
-				res, took := r.once(ctx, i, u)
-				if err := ctx.Err(); err != nil {
-					r.res.Partial = true
-					return err
-				}
-				if res == nil {
-					continue
-				}
-				r.res.RunTime += took
-				res.SetConfig("round", strconv.Itoa(round))
-				if j, ok := res.ConfigIndex("round"); ok {
-					res.Config[j].File = true
-				}
-				if err := w[i].Write(res); err != nil {
-					return fmt.Errorf("writing %s results: %w", sideNames[i], err)
+				for _, i := range sides {
+					if !u.Sides[i] || r.isFailed(i, u) {
+						continue
+					}
+					res, took := r.once(ctx, i, u)
+					if err := ctx.Err(); err != nil {
+						r.res.Partial = true
+						return err
+					}
+					if res == nil {
+						continue
+					}
+					r.res.RunTime += took
+					res.SetConfig("round", strconv.Itoa(round))
+					if j, ok := res.ConfigIndex("round"); ok {
+						res.Config[j].File = true
+					}
+					if err := w[i].Write(res); err != nil {
+						return fmt.Errorf("writing %s results: %w", sideNames[i], err)
+					}
+					if r.o.onRun != nil {
+						r.o.onRun(i, round, u, res.Iters)
+					}
 				}
 			}
 		}
