@@ -1,7 +1,8 @@
 // Package e2e runs benchgate's end-to-end scripts (testdata/*.txtar): the
 // real binary on real git repositories built by each script, measuring real
-// Go modules with go test. They take a minute or two, so they run only when
-// BENCHGATE_E2E=1 (as .ci/run does); `go test ./...` skips them.
+// Go modules with go test. The scripts that measure take seconds each, so
+// they start with `[!e2e] skip` and run only when BENCHGATE_E2E=1 (as .ci/run
+// does); the cheap ones (usage, compare) run under plain `go test ./...`.
 //
 // Scripts call `benchgate ARGS` and `benchgate-exit N ARGS`, which runs
 // benchgate and fails unless its exit status is N. Update the golden parts
@@ -62,9 +63,6 @@ func goEnv(t *testing.T, name string) string {
 }
 
 func TestScripts(t *testing.T) {
-	if os.Getenv("BENCHGATE_E2E") != "1" {
-		t.Skip("end-to-end scripts run with BENCHGATE_E2E=1 (see .ci/run)")
-	}
 	gocache, gomodcache, gopath := goEnv(t, "GOCACHE"), goEnv(t, "GOMODCACHE"), goEnv(t, "GOPATH")
 	// Run as root (as in CI), benchgate action runs the benchmarks as its
 	// sandbox user, which must reach the worktrees under TMPDIR and its own
@@ -109,8 +107,11 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(home, 0o755)
 		},
 		Condition: func(cond string) (bool, error) {
-			if cond == "root" {
+			switch cond {
+			case "root":
 				return os.Geteuid() == 0, nil
+			case "e2e": // the scripts that measure: seconds each
+				return os.Getenv("BENCHGATE_E2E") == "1", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -154,7 +155,7 @@ func TestScripts(t *testing.T) {
 			"fake-comments": func(ts *testscript.TestScript, neg bool, args []string) {
 				srv := ts.Value(fakeKey{}).(*githubtest.Server)
 				cs := srv.Comments("owner", "repo", 7)
-				n, _ := strconv.Atoi(args[0])
+				n := atoi(ts, args[0])
 				if len(cs) != n {
 					ts.Fatalf("%d comments, want %d", len(cs), n)
 				}
@@ -181,7 +182,7 @@ func TestScripts(t *testing.T) {
 						n++
 					}
 				}
-				if want, _ := strconv.Atoi(args[1]); n != want {
+				if want := atoi(ts, args[1]); n != want {
 					ts.Fatalf("%d %s requests, want %s", n, args[0], args[1])
 				}
 			},
@@ -209,3 +210,13 @@ func TestScripts(t *testing.T) {
 }
 
 type fakeKey struct{}
+
+// atoi parses a script's count: a typo fails the script instead of asserting
+// zero.
+func atoi(ts *testscript.TestScript, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		ts.Fatalf("%q is not a count", s)
+	}
+	return n
+}

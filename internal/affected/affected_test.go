@@ -1,16 +1,16 @@
 package affected
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -56,66 +56,14 @@ func benchFile(pkg, fn string) string {
 	return fmt.Sprintf("package %s\n\nimport \"testing\"\n\nfunc Benchmark%s(b *testing.B) {\n\tfor range b.N {\n\t\t%s()\n\t}\n}\n", pkg, fn, fn)
 }
 
-// testEnv isolates git from the machine's configuration and fixes authors
-// and dates; go runs offline, without workspaces or toolchain switches.
-func testEnv(t *testing.T) []string {
-	t.Helper()
-	for _, tool := range []string{"git", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
-		}
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case strings.HasPrefix(k, "GIT_"), k == "GOFLAGS", k == "GOWORK", k == "GOPROXY", k == "GOTOOLCHAIN", k == "CGO_ENABLED":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull,
-		"GIT_AUTHOR_NAME=A U Thor", "GIT_AUTHOR_EMAIL=author@example.com", "GIT_AUTHOR_DATE=2026-01-02T03:04:05Z",
-		"GIT_COMMITTER_NAME=C O Mitter", "GIT_COMMITTER_EMAIL=committer@example.com", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
-		"GOFLAGS=-buildvcs=false", "GOWORK=off", "GOPROXY=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0",
-	)
-}
-
-func git(t *testing.T, env []string, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("git %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return strings.TrimSpace(stdout.String())
-}
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func tempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// The tests run real git and go (internal/testenv): git isolated from the
+// machine's configuration, go offline.
+var (
+	testEnv    = func(t *testing.T) []string { return testenv.Env(t) }
+	git        = testenv.Git
+	writeFiles = testenv.WriteFiles
+	tempDir    = testenv.TempDir
+)
 
 // newRepo makes the repository with one commit, the base, and returns its
 // directory and the commit.

@@ -1,14 +1,12 @@
 package gitrev
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,69 +14,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/testenv"
+
 	"github.com/google/go-cmp/cmp"
 )
 
-// The tests run real git on throwaway repositories. testEnv isolates them
-// from the machine: HOME is an empty directory (so there is no global
-// config), the system config is ignored, and authors and dates are fixed.
+// The tests run real git on throwaway repositories (internal/testenv): HOME
+// is an empty directory, the system and global config are ignored, and
+// authors and dates are fixed.
 
-func testEnv(t *testing.T) []string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	home := tempDir(t)
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "GIT_") || k == "HOME" || k == "XDG_CONFIG_HOME" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env,
-		"HOME="+home,
-		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=A U Thor", "GIT_AUTHOR_EMAIL=author@example.com", "GIT_AUTHOR_DATE=2026-01-02T03:04:05Z",
-		"GIT_COMMITTER_NAME=C O Mitter", "GIT_COMMITTER_EMAIL=committer@example.com", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
-	)
-}
+func testEnv(t *testing.T) []string { return testenv.Env(t, "HOME="+testenv.TempDir(t)) }
 
-// git runs a test's own git command (not through the package) and returns
-// its trimmed output.
-func git(t *testing.T, env []string, dir string, args ...string) string {
-	t.Helper()
-	out, err := gitErr(env, dir, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-func gitErr(env []string, dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, stderr.String())
-	}
-	return strings.TrimSpace(stdout.String()), nil
-}
-
-// tempDir is t.TempDir with symbolic links resolved (macOS's /var is one), as
-// git reports paths.
-func tempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+var (
+	git     = testenv.Git
+	gitErr  = testenv.GitErr
+	tempDir = testenv.TempDir
+)
 
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
