@@ -1,77 +1,9 @@
-// Package affected finds the Go packages whose benchmarks a change can
-// affect, so that benchgate measures only those (--packages affected).
-//
-// # Use
-//
-// After gitrev has resolved both commits and checked them out:
-//
-//	changed, err := affected.Changed(ctx, repo.Root(), baseSHA, headSHA, affected.ExecGit(env))
-//	sel, err := affected.Select(ctx,
-//		affected.Tree{Root: baseTree.Path(), Dir: baseTree.Dir()},
-//		affected.Tree{Root: headTree.Path(), Dir: headTree.Dir()},
-//		changed, affected.Options{Patterns: patterns, Go: affected.ExecGo(env, nil)})
-//
-// Then measure sel.Packages (import paths, usable as package patterns) and
-// show sel.Summary, sel.Skipped and sel.Ignored in the report. When
-// sel.Packages is empty nothing is affected and there is nothing to measure;
-// do not hand an empty list to the runner, which reads it as ./....
-//
-// # What is affected
-//
-// A package matched by the patterns is affected when a changed file is
-//
-//   - one of its own files: every file go list attributes to it, that is its
-//     Go files (also those excluded by build constraints), cgo, C, assembly
-//     and .syso files, its _test.go files (in-package and external), and the
-//     files matched by its own and its tests' //go:embed patterns;
-//   - under a testdata directory in its directory or in a directory above it
-//     (a change in a/testdata affects a and every package below a, which may
-//     read ../testdata), since benchmarks run in the package directory;
-//   - a file of the build of a package it imports, directly or not, or that
-//     its tests import, when that package lives in the repository: in the
-//     main module, in a module replaced by a local directory, or in vendor/.
-//     What the importer's test binary contains is that package's build
-//     files, including its embedded files; not its tests or its testdata,
-//     so a change to b_test.go or b/testdata affects b but not a, which
-//     imports b;
-//   - go.mod or go.sum in a subdirectory that is not the root of a module of
-//     the build: it moves the packages at and below it into or out of a
-//     nested module, so they are affected.
-//
-// Every package is affected (Selection.All) when go.mod or go.sum of the
-// main module or of a local module of the build, go.work or go.work.sum in
-// the module's directory or above it, or the main module's
-// vendor/modules.txt changed: a requirement can change any dependency.
-//
-// The candidates are the packages matched by the patterns that have test
-// files (on either side): the others have no benchmarks.
-//
-// Both sides are listed, with go list -e -deps -test over the patterns, and
-// a package affected on either side is affected. Head's lists see added
-// files and new imports; base's see deleted files and the dependencies head
-// no longer has: when a file of a dependency is deleted, head's go list no
-// longer mentions it, and only base's list ties it to the packages that
-// used it. A package that exists on one side only is affected (its files
-// were added or deleted), so that it is reported as new or removed.
-//
-// # What is ignored
-//
-// Changed files outside the Go module and the local modules it uses (a
-// top-level README, .github/, another module in the repository) and files
-// inside it that no package's build or tests use (documentation, a README
-// in a package directory, scripts) affect nothing; Selection.Ignored lists
-// each with the reason, and the summary counts them. Dependencies outside
-// the repository (the module cache, GOROOT) change only through go.mod or
-// go.sum, which affect everything.
-//
-// Not seen: a benchmark reading, at run time, a file outside a testdata
-// directory ("../../docs/table.json"), a cgo #include of a header in another
-// directory, or a toolchain or environment difference outside the
-// repository. Suites that do such things should measure ./....
-//
-// Select must run go list with the environment the benchmarks are built
-// with (GOFLAGS, GOOS, GOARCH, build tags), since it decides which files
-// belong to a package.
+// Package affected selects the packages a change can affect
+// (--packages affected): the files that changed between base and head (Go,
+// cgo and assembly files, embedded files, testdata), mapped to their packages
+// and to every package that imports them, listed on both sides. A change to
+// go.mod, go.sum, go.work or vendor/modules.txt of the build affects every
+// package. The rules are in docs/affected.md.
 package affected
 
 import (

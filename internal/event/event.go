@@ -1,61 +1,9 @@
-// Package event decides which two commits benchgate compares, from the GitHub
-// Actions event that started the run.
-//
-// It is pure: the caller reads GITHUB_EVENT_NAME, GITHUB_EVENT_PATH (with
-// [ReadPayload]), GITHUB_SHA and the base, head and allow-privileged-events
-// inputs and passes them in an [Input]; [Parse] returns a [Target]. Nothing here
-// reads the environment, runs git or talks to the network.
-//
-// Rules, by event (explicit base and head inputs always win over the defaults):
-//
-//   - pull_request: head is GITHUB_SHA, the test merge commit GitHub made of the
-//     pull request and the current tip of its base branch; base is that merge
-//     commit's first parent, the base tip it was merged with. The two differ only
-//     by the pull request. Target.Base is then "<GITHUB_SHA>^1" and
-//     Target.BaseFromMergeParent is set: in a shallow clone (actions/checkout
-//     fetches one commit by default) "^1" cannot be resolved directly, so the
-//     caller reads the parent from the commit object and fetches it. With only
-//     the head input set (say, the pull request's own head commit), base is
-//     still the merge commit's first parent. The event's
-//     pull_request.base.sha is not used: it is the base tip recorded when the
-//     pull request was opened or last pushed, and it goes stale.
-//   - push: base is the event's before, head its after. A push that created the
-//     branch has no before (all zeros): set the base input. A push that deleted
-//     the branch has nothing to benchmark.
-//   - merge_group: base is merge_group.base_sha, head merge_group.head_sha, so a
-//     merge queue can require the check without extra inputs.
-//   - pull_request_target: refused (see [ErrPullRequestTarget]) unless
-//     Input.AllowPrivileged is set; then head is pull_request.head.sha and
-//     base pull_request.base.sha.
-//   - workflow_run: Target.WorkflowRun holds the commit and repository of the
-//     run that finished (the trusted facts a job posting that run's results
-//     checks an artifact's claims against). With Input.MergeOnly nothing else
-//     is needed; otherwise it is a privileged event (below) and then like
-//     workflow_dispatch.
-//   - workflow_dispatch, schedule and the other trusted events, and runs
-//     outside GitHub Actions (empty event name): the base input is required;
-//     head defaults to GITHUB_SHA, or HEAD when that is unset too.
-//
-// Privileged events: every event that is not started by someone with write
-// access to the repository and still runs with its secrets and a read/write
-// token (pull_request_target, workflow_run, issue_comment, issues,
-// check_suite, …; every event not in the list of [Trusted] events) is
-// refused unless Input.AllowPrivileged is set, because benchmarking compiles
-// and runs whatever code the workflow checked out, which on these events can
-// be a fork's (see [ErrPrivilegedEvent]). Input.MergeOnly (mode merge, which
-// runs no code) lifts the refusal.
-//
-// For pull_request and pull_request_target the target also carries the pull
-// request number, the head commit of the pull request branch and whether the
-// pull request comes from another repository (a fork, whose token is read-only).
-//
-// Revisions from inputs are trimmed of spaces and checked before any git
-// command sees them: they may not start with "-" (it would be read as an
-// option), contain white space or control characters, or contain "..". Commit
-// names from the event and GITHUB_SHA must be full hexadecimal object names.
-//
-// Every error is an input error (exit status 2): it names the input, the
-// variable or the event field at fault.
+// Package event decides which two commits benchgate compares from the
+// GitHub Actions event that started the run, and refuses the privileged
+// events (pull_request_target, workflow_run, issue_comment, ...) that would
+// run a fork's code with secrets unless the workflow opted in. It is pure: the
+// caller passes the event name, payload and GITHUB_SHA ([Input]) and gets a
+// [Target]. Event by event rules are in docs/events.md.
 package event
 
 import (
