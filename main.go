@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command benchgate answers, for a change to a Go project: did it make the
 // benchmarks slower, or make them allocate more? It runs the benchmarks of
 // the base and head commits interleaved, round by round, judges time/op with
