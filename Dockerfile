@@ -38,6 +38,12 @@ ENV GOTOOLCHAIN=auto \
     GOFLAGS=-buildvcs=false \
     GOMODCACHE=/github/home/go/pkg/mod \
     GOCACHE=/github/home/.cache/go-build
+# Valgrind (Debian's package) for the instruction lane (--measure
+# instructions): it runs each benchmark under callgrind and counts the
+# instructions of its loop.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends valgrind \
+ && rm -rf /var/lib/apt/lists/*
 # The pull request's code (go list, go test -c, the test binaries) runs as
 # this unprivileged user, never as root beside benchgate: it cannot read
 # benchgate's environment or memory, the runner's file-command files or the

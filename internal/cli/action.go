@@ -120,7 +120,7 @@ func (a *app) action(ctx context.Context) int {
 		code, _ := a.measure(ctx, repo, headSHA, headSHA)
 		chownLike(jsonPath, ws)
 		if a.calibration != nil {
-			md := renderCalibration(a.calibration, a.meta)
+			md := report.CalibrationMarkdown(*a.calibration, a.meta)
 			if err := gh.StepSummary(md); err != nil && !errors.Is(err, github.ErrNotInActions) {
 				fmt.Fprintf(a.env.Stderr, "benchgate: warning: job summary: %v\n", err)
 			}
@@ -271,7 +271,7 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, v gate.Verdict, t
 		anns = append(anns, github.Annotation{
 			Level: github.Error, File: file, Line: line, Severity: sev,
 			Title:   fmt.Sprintf("benchgate: %s %s regressed", report.Visible(r.Name), r.Unit),
-			Message: fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, r.Reason),
+			Message: fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, report.ReasonText(r)),
 		})
 	}
 	for _, f := range v.HeadFailures() {

@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/gate"
@@ -40,44 +37,6 @@ func (a *app) calibrate(ctx context.Context) int {
 	return code
 }
 
-// Calibration is the result of `benchgate calibrate` (its JSON report).
-type Calibration struct {
-	Rev         string             `json:"rev"`
-	SHA         string             `json:"sha"`
-	Rounds      int                `json:"rounds"`
-	Benchtime   string             `json:"benchtime"`
-	Alpha       float64            `json:"alpha"`
-	Correction  string             `json:"correction"`
-	Benchmarks  []CalibrationBench `json:"benchmarks"`
-	FalseAlarms int                `json:"false_alarms"`
-	// Alarms names them: "Name unit: reason".
-	Alarms    []string       `json:"alarms"`
-	Recommend Recommendation `json:"recommend"`
-}
-
-// CalibrationBench is one benchmark's noise floor.
-type CalibrationBench struct {
-	Package string  `json:"package"`
-	Name    string  `json:"name"`
-	Center  float64 `json:"center"` // median sec/op of base
-	Noise   float64 `json:"noise"`  // robust SD of the per-round log-ratio
-	MDE     float64 `json:"mde"`    // smallest detectable change at Rounds (null: none)
-	// MDERecommended is the smallest detectable change at the recommended
-	// count, after the suite-wide correction.
-	MDERecommended float64 `json:"mde_recommended"`
-}
-
-// Recommendation is what calibrate suggests.
-type Recommendation struct {
-	Count     int     `json:"count"`
-	Threshold float64 `json:"threshold"` // fraction
-	Benchtime string  `json:"benchtime"`
-	Reason    string  `json:"reason"`
-	// TooNoisy lists benchmarks whose smallest detectable change stays
-	// above the recommended threshold: report them, do not gate them.
-	TooNoisy []string `json:"too_noisy"`
-}
-
 // recommend derives settings from per-benchmark noise: for each count from
 // the smallest feasible one up to 100, the smallest detectable change of
 // each benchmark at the per-test level alpha/m (what Holm asks of the most
@@ -85,7 +44,7 @@ type Recommendation struct {
 // rounded up to half a percent (at least 1 %); and the smallest count whose
 // threshold is within the requested --threshold, else the count with the
 // best threshold.
-func recommend(noise []float64, alpha float64, correction string, threshold float64, benchtime string) (Recommendation, []float64) {
+func recommend(noise []float64, alpha float64, correction string, threshold float64, benchtime string) (report.Recommendation, []float64) {
 	m := max(len(noise), 1)
 	perTest := alpha / float64(m)
 	if correction == "none" {
@@ -121,20 +80,16 @@ func recommend(noise []float64, alpha float64, correction string, threshold floa
 			break
 		}
 	}
-	r := Recommendation{Benchtime: benchtime}
+	r := report.Recommendation{Benchtime: benchtime, Asked: threshold, Reached: chosen != nil}
 	if chosen == nil {
 		chosen = best
-		r.Reason = fmt.Sprintf("no count up to 100 reaches a %.1f%% threshold at this noise; %d rounds reach %.1f%%: raise --threshold, use a longer --benchtime, or exclude the noisiest benchmarks", 100*threshold, chosen.count, 100*chosen.thr)
-	} else {
-		r.Reason = fmt.Sprintf("%d rounds detect a %.1f%% change in 90%% of the benchmarks at α=%g over %d benchmarks (%s)", chosen.count, 100*chosen.thr, alpha, m, correction)
 	}
 	r.Count, r.Threshold = chosen.count, chosen.thr
 	if r.Count > 30 {
 		// Longer runs average more iterations: usually less noise per
 		// round, so fewer rounds.
 		if d, err := time.ParseDuration(benchtime); err == nil {
-			r.Benchtime = (2 * d).String()
-			r.Reason += fmt.Sprintf("; that many rounds is slow: a longer --benchtime (%s) usually lowers the noise, so calibrate again with it", r.Benchtime)
+			r.Benchtime, r.Longer = (2 * d).String(), true
 		}
 	}
 	return r, chosen.mdes
@@ -150,20 +105,20 @@ func mdeLog(n int, noise, alpha float64) float64 {
 	return math.Log1p(v)
 }
 
-// calibrationReport turns the A/A verdict into a Calibration and renders it.
+// calibrationReport turns the A/A verdict into a Calibration and writes
+// it like a verdict's report (stdout in --format, --markdown, --json).
 func (a *app) calibrationReport(v gate.Verdict, meta report.Meta) (int, *gate.Verdict) {
-	c := &Calibration{Alarms: []string{}, Rev: a.cfg.Rev, SHA: meta.HeadSHA, Rounds: meta.Count, Benchtime: a.cfg.Benchtime, Alpha: a.cfg.Alpha, Correction: a.cfg.Correction}
+	c := &report.Calibration{Rev: a.cfg.Rev, SHA: meta.HeadSHA, Rounds: meta.Count, Benchtime: a.cfg.Benchtime, Alpha: a.cfg.Alpha, Correction: a.cfg.Correction}
 	var noise []float64
 	for _, r := range v.Results {
 		if r.Kind == gate.Time && r.Status == gate.Regression || r.Kind == gate.Time && r.Status == gate.Improvement ||
 			(r.Kind == gate.Allocs || r.Kind == gate.Bytes) && r.Status == gate.Regression {
-			c.FalseAlarms++
-			c.Alarms = append(c.Alarms, fmt.Sprintf("%s %s: %s", r.Name, r.Unit, r.Reason))
+			c.Alarms = append(c.Alarms, r)
 		}
 		if r.Kind != gate.Time || r.Comparison.Paired == nil {
 			continue
 		}
-		b := CalibrationBench{Package: r.Package, Name: r.Name, Noise: r.Comparison.Paired.Noise, MDE: r.Comparison.Paired.MDE}
+		b := report.CalibrationBench{Package: r.Package, Name: r.Name, Noise: r.Comparison.Paired.Noise, MDE: r.Comparison.Paired.MDE}
 		if r.Base != nil {
 			b.Center = r.Base.Center
 		}
@@ -179,95 +134,11 @@ func (a *app) calibrationReport(v gate.Verdict, meta report.Meta) (int, *gate.Ve
 		}
 	}
 	a.calibration = c
-	md := renderCalibration(c, meta)
-	fmt.Fprint(a.env.Stdout, md)
-	var errs []error
-	if a.cfg.Markdown != "" {
-		if err := a.writeOutput("--markdown", a.cfg.Markdown, []byte(md)); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if a.cfg.JSON != "" {
-		b, _ := json.MarshalIndent(finiteCalibration(*c), "", "  ")
-		if err := a.writeOutput("--json", a.cfg.JSON, append(b, '\n')); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if len(errs) > 0 {
-		return a.errorf(ExitTool, "%v", a.reportLost(errs)), &v
+	if err := a.publishReport(report.BuildCalibration(*c, meta), func() ([]byte, error) { return report.CalibrationJSON(*c) }); err != nil {
+		return a.errorf(ExitTool, "%v", err), &v
 	}
 	if meta.Partial {
 		return ExitTool, &v
 	}
 	return ExitPass, &v
-}
-
-// finiteCalibration replaces infinities (no detectable change at all) by
-// -1 for JSON, which has no infinity.
-func finiteCalibration(c Calibration) Calibration {
-	c.Benchmarks = slices.Clone(c.Benchmarks)
-	for i := range c.Benchmarks {
-		b := &c.Benchmarks[i]
-		for _, f := range []*float64{&b.MDE, &b.MDERecommended, &b.Noise} {
-			if math.IsInf(*f, 0) || math.IsNaN(*f) {
-				*f = -1
-			}
-		}
-	}
-	return c
-}
-
-func pct(f float64) string {
-	if math.IsInf(f, 1) {
-		return "—"
-	}
-	return fmt.Sprintf("%.1f%%", 100*f)
-}
-
-func renderCalibration(c *Calibration, meta report.Meta) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "### benchgate calibrate: the noise floor of this machine\n\n")
-	fmt.Fprintf(&b, "%s `%s` measured against itself · %d rounds · benchtime %s · α=%g (%s over %d benchmarks)\n\n",
-		report.Escape(c.Rev), short(c.SHA), c.Rounds, report.Escape(c.Benchtime), c.Alpha, c.Correction, len(c.Benchmarks))
-	fmt.Fprintf(&b, "**Recommended:** `--count %d --threshold %.1f%% --benchtime %s`: %s.\n\n", c.Recommend.Count, 100*c.Recommend.Threshold, c.Recommend.Benchtime, report.Escape(c.Recommend.Reason))
-	if c.FalseAlarms > 0 {
-		fmt.Fprintf(&b, "⚠️ This A/A run reported %d change(s) between identical commits: false alarms at these settings. Use the recommended settings, or a quieter machine.\n\n", c.FalseAlarms)
-		for _, al := range c.Alarms {
-			fmt.Fprintf(&b, "- %s\n", report.Escape(al))
-		}
-		b.WriteString("\n")
-	} else {
-		fmt.Fprintf(&b, "No false alarm: the A/A verdict passed.\n\n")
-	}
-	fmt.Fprintf(&b, "| benchmark | time/op | noise per round | detectable at %d rounds | detectable at %d rounds, suite-wide |\n|:--|--:|--:|--:|--:|\n", c.Rounds, c.Recommend.Count)
-	for _, x := range c.Benchmarks {
-		noisy := ""
-		if x.MDERecommended > c.Recommend.Threshold {
-			noisy = " ⚠️"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s%s |\n", report.Escape(x.Package+"."+x.Name), fmtSec(x.Center), pct(x.Noise), pct(x.MDE), pct(x.MDERecommended), noisy)
-	}
-	if len(c.Recommend.TooNoisy) > 0 {
-		fmt.Fprintf(&b, "\n⚠️ marks benchmarks too noisy to gate at %.1f%% even with the recommended count; benchgate reports them as too noisy rather than passing them silently.\n", 100*c.Recommend.Threshold)
-	}
-	fmt.Fprintf(&b, "\n*noise per round* is the robust standard deviation of log(head/base) over the rounds; *detectable* is the smallest change the paired test finds with 80%% power.\n")
-	for _, n := range meta.Notes {
-		fmt.Fprintf(&b, "\n- %s", report.Escape(n))
-	}
-	b.WriteString("\n")
-	return b.String()
-}
-
-func fmtSec(s float64) string {
-	switch {
-	case s == 0:
-		return "—"
-	case s < 1e-6:
-		return fmt.Sprintf("%.3gns", s*1e9)
-	case s < 1e-3:
-		return fmt.Sprintf("%.3gµs", s*1e6)
-	case s < 1:
-		return fmt.Sprintf("%.3gms", s*1e3)
-	}
-	return fmt.Sprintf("%.3gs", s)
 }

@@ -49,8 +49,8 @@ type app struct {
 	meta  report.Meta // of the last judgement, for publishing
 	looks []int       // planned looks of an adaptive run (--max-time)
 
-	calibrating bool         // calibrate: conclude with the noise report
-	calibration *Calibration // its result
+	calibrating bool                // calibrate: conclude with the noise report
+	calibration *report.Calibration // its result
 
 	raw string // directory of the measured raw files, kept if a report cannot be written (outputs.go)
 
@@ -165,9 +165,12 @@ func (a *app) verdict(in [2]stats.Input, failures []gate.Failure) (*gate.Verdict
 	if err != nil {
 		return nil, err
 	}
+	set.Estimator = stats.Estimator(a.cfg.Estimator)
 	p := a.policy()
 	v := gate.Judge(stats.CompareAlpha(set, 0.95, p.Alpha), failures, p)
-	v.Warnings = append(v.Warnings, set.Warnings...)
+	for _, w := range set.Warnings {
+		v.Warnings = append(v.Warnings, gate.Warning{Code: gate.WarnInput, Detail: w})
+	}
 	return &v, nil
 }
 
@@ -222,25 +225,46 @@ func (a *app) policy() gate.Policy {
 	return p
 }
 
-// write renders the reports: Markdown to stdout and --markdown, JSON to
-// --json, never through a symbolic link at those paths. When a file cannot
-// be written, the error says that the report is above (on stdout) and
-// where the raw results are kept.
+// write renders the reports: the --format one to stdout, Markdown to
+// --markdown, JSON to --json, never through a symbolic link at those
+// paths. When a file cannot be written, the error says that the report is
+// above (on stdout) and where the raw results are kept.
 func (a *app) write(v gate.Verdict, meta report.Meta) error {
-	md := report.Markdown(v, meta, report.Options{})
-	fmt.Fprint(a.env.Stdout, md)
+	doc := report.Build(v, meta)
+	js := func() ([]byte, error) { return report.JSON(v, meta) }
+	return a.publishReport(doc, js)
+}
+
+// publishReport writes doc (and the JSON that jsonOf makes) to stdout in
+// the --format chosen, and to the --markdown and --json files.
+func (a *app) publishReport(doc *report.Document, jsonOf func() ([]byte, error)) error {
+	var md strings.Builder
+	if err := report.WriteMarkdown(&md, doc, report.Options{}); err != nil {
+		return err
+	}
+	var js []byte
+	if a.cfg.JSON != "" || a.cfg.Format == "json" {
+		var err error
+		if js, err = jsonOf(); err != nil {
+			return fmt.Errorf("json report: %w", err)
+		}
+	}
+	switch a.cfg.Format {
+	case "markdown":
+		fmt.Fprint(a.env.Stdout, md.String())
+	case "json":
+		_, _ = a.env.Stdout.Write(js)
+	default:
+		_ = report.WriteText(a.env.Stdout, doc, terminal(a.env.Stdout, a.env.Getenv))
+	}
 	var errs []error
 	if a.cfg.Markdown != "" {
-		if err := a.writeOutput("--markdown", a.cfg.Markdown, []byte(md)); err != nil {
+		if err := a.writeOutput("--markdown", a.cfg.Markdown, []byte(md.String())); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if a.cfg.JSON != "" {
-		b, err := report.JSON(v, meta)
-		if err != nil {
-			return fmt.Errorf("json report: %w", err)
-		}
-		if err := a.writeOutput("--json", a.cfg.JSON, b); err != nil {
+		if err := a.writeOutput("--json", a.cfg.JSON, js); err != nil {
 			errs = append(errs, err)
 		}
 	}

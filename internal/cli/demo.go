@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/demo"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/report"
 )
 
 // demo builds the embedded example repository in a temporary directory and
@@ -59,7 +60,7 @@ func checkDemo(v gate.Verdict) []string {
 			}
 			found = true
 			if string(r.Status) != e.Status {
-				miss = append(miss, fmt.Sprintf("%s %s: want %s, got %s (%s)", e.Name, e.Unit, e.Status, r.Status, r.Reason))
+				miss = append(miss, fmt.Sprintf("%s %s: want %s, got %s (%s)", e.Name, e.Unit, e.Status, r.Status, report.ReasonText(r)))
 			}
 			if e.Unit == "" {
 				break
@@ -81,7 +82,7 @@ func checkDemo(v gate.Verdict) []string {
 		// (Encode's copy also costs time); only regressions of untouched
 		// benchmarks are false alarms.
 		if !planted && (baseName(r.Name) == "Words") {
-			miss = append(miss, fmt.Sprintf("%s %s: false alarm: %s", r.Name, r.Unit, r.Reason))
+			miss = append(miss, fmt.Sprintf("%s %s: false alarm: %s", r.Name, r.Unit, report.ReasonText(r)))
 		}
 	}
 	return miss

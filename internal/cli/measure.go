@@ -122,6 +122,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		Bench:      a.cfg.Bench,
 		Count:      a.cfg.Count,
 		Benchtime:  a.cfg.Benchtime,
+		Runs:       a.cfg.Runs,
 		CPU:        a.cfg.CPU,
 		Timeout:    a.cfg.Timeout,
 		Seed:       seed,
@@ -139,7 +140,8 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 				m++
 			}
 		}
-		if advice := gate.CountAdvice(a.cfg.Count, m, a.policy()); advice != "" {
+		if w, ok := gate.CountAdvice(a.cfg.Count, m, a.policy()); ok {
+			advice := report.WarningText(w)
 			meta.Notes = append(meta.Notes, advice)
 			if !a.cfg.Quiet {
 				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", advice)
@@ -244,7 +246,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.File, rawBase, rawHead string) (string, error) {
 	start := time.Now()
 	budget := a.cfg.MaxTime - sess.Result().Elapsed
-	round := max(sess.Result().WarmupTime, time.Millisecond)
+	round := max(sess.Result().RoundTime, time.Millisecond)
 	maxRounds := min(max(int(budget/round), 2), 200)
 	a.looks = planLooks(maxRounds, sess.Units(), a.policy())
 	if !a.cfg.Quiet {
@@ -323,6 +325,7 @@ func (a *app) lookFiles(base, head string) (map[string]gate.Decision, error) {
 	if err != nil {
 		return nil, err
 	}
+	set.Estimator = stats.Estimator(a.cfg.Estimator)
 	p := a.policy()
 	out := map[string]gate.Decision{}
 	for k, d := range gate.Look(stats.CompareAlpha(set, 0.95, p.Alpha), p) {
@@ -430,7 +433,7 @@ func gateFailures(fs []runner.Failure) []gate.Failure {
 
 // settings are the measurement settings shards must agree on to be merged.
 func (a *app) settings() string {
-	return fmt.Sprintf("bench=%q count=%d benchtime=%s cpu=%v packages=%q affected=%v", a.cfg.Bench, a.cfg.Count, a.cfg.Benchtime, a.cfg.CPU, a.cfg.Packages, a.cfg.Affected)
+	return fmt.Sprintf("bench=%q count=%d benchtime=%s runs=%d cpu=%v packages=%q affected=%v", a.cfg.Bench, a.cfg.Count, a.cfg.Benchtime, a.cfg.Runs, a.cfg.CPU, a.cfg.Packages, a.cfg.Affected)
 }
 
 // writeShard records a shard's manifest and failures next to its raw files,

@@ -104,14 +104,14 @@ func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
 	if len(missing) > 0 || len(problems) > 0 {
 		v.Pass = false
 		for _, p := range problems {
-			v.Warnings = append(v.Warnings, "shards: "+p)
+			meta.Warnings = append(meta.Warnings, "shards: "+p)
 		}
 		if len(missing) > 0 {
 			shown := missing
 			if len(shown) > 20 {
 				shown = shown[:20]
 			}
-			v.Warnings = append(v.Warnings, fmt.Sprintf("shards: %d benchmark(s) measured by no shard: %s", len(missing), strings.Join(shown, ", ")))
+			meta.Warnings = append(meta.Warnings, fmt.Sprintf("shards: %d benchmark(s) measured by no shard: %s", len(missing), strings.Join(shown, ", ")))
 		}
 		fmt.Fprintf(a.env.Stderr, "benchgate: merge: the shards do not cover the suite; the verdict fails (see the report's warnings)\n")
 	}

@@ -17,8 +17,8 @@ import (
 )
 
 type toolchainReport struct {
-	Go       map[string]string `json:"go"`
-	Warnings []string          `json:"warnings"`
+	Go       map[string]string             `json:"go"`
+	Warnings []struct{ Code, Text string } `json:"warnings"`
 }
 
 func readToolchainReport(t *testing.T, path string) toolchainReport {
@@ -117,7 +117,7 @@ func TestRunDifferentToolchains(t *testing.T) {
 	if !strings.Contains(stderr.String(), "benchgate: warning: base and head were built with "+warning) {
 		t.Errorf("stderr lacks the toolchain warning:\n%s", stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "**Different Go toolchains**: base was built with "+old+" and head with "+local) ||
+	if !strings.Contains(stdout.String(), "! Different Go toolchains: base was built with "+old+" and head with "+local) ||
 		!strings.Contains(stdout.String(), "Go: base "+old+", head "+local) {
 		t.Errorf("report lacks the toolchains:\n%s", stdout.String())
 	}
@@ -125,7 +125,7 @@ func TestRunDifferentToolchains(t *testing.T) {
 	if r.Go["base"] != old || r.Go["head"] != local {
 		t.Errorf(`JSON "go" = %v, want base %s, head %s`, r.Go, old, local)
 	}
-	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], warning) {
+	if len(r.Warnings) == 0 || r.Warnings[0].Code != "go-toolchains" || !strings.Contains(r.Warnings[0].Text, warning) {
 		t.Errorf("JSON warnings = %q, want the toolchain warning first", r.Warnings)
 	}
 }

@@ -34,6 +34,7 @@ type Config struct {
 	Bench      string
 	Count      int
 	Benchtime  string // a duration ("100ms") or a fixed iteration count ("500x")
+	Runs       int    // short runs per side per round (at most; 1: one run)
 	CPU        []int
 	Timeout    time.Duration
 	Seed       int64
@@ -47,6 +48,7 @@ type Config struct {
 	Affected   bool          // only packages affected by the change (--packages affected)
 	Shard      shard.Spec    // this job's part of a sharded suite; zero: all
 	MergeDirs  []string      // merge: the shards' --out directories
+
 	// Env names the variables (NAME, or NAME=VALUE) passed on to the
 	// change's code beyond the allow-list (--env, repeatable).
 	Env []string
@@ -56,9 +58,11 @@ type Config struct {
 	Alpha      float64
 	Correction string   // holm, bh or none: suite-wide error control
 	Test       string   // auto, paired or utest: the time/op test
+	Estimator  string   // median, min, p25 or mean: one value from each round's runs
 	FailOn     []string // kinds that fail the gate: time, allocs, bytes, failure, removed
 
 	// Where to write.
+	Format              string // the report on stdout: text, markdown or json
 	JSON, Markdown, Out string
 	Quiet               bool
 
@@ -86,60 +90,19 @@ func Defaults() Config {
 		Bench:      ".",
 		Count:      10,
 		Benchtime:  "100ms",
+		Runs:       5,
+		Estimator:  "median",
 		Timeout:    10 * time.Minute,
 		Threshold:  0.05,
 		Alpha:      0.01,
 		Correction: "holm",
 		Test:       "auto",
+		Format:     "text",
 		Confirm:    true,
 		Rev:        "HEAD",
 		FailOn:     []string{"time", "allocs", "bytes", "failure"},
 	}
 }
-
-// Usage is the text printed for -h and for a missing command.
-const Usage = `usage:
-  benchgate run --base REV [--head REV] [flags] [packages]   measure and judge (packages default ./...)
-  benchgate compare BASE.txt HEAD.txt [flags]                judge existing go test -bench output
-  benchgate merge DIR... [flags]                             one report and verdict from the shards' --out directories
-  benchgate demo                                             the whole pipeline on an embedded example
-  benchgate calibrate [--rev REV] [flags] [packages]         A/A run: this machine's noise floor, recommended settings
-  benchgate action                                           the GitHub Action (reads INPUT_* and GITHUB_*)
-
-flags:
-  --base REV         base revision (run: required)
-  --head REV         head revision (default HEAD)
-  --bench REGEX      benchmarks to run, like go test -bench (default .)
-  --count N          interleaved rounds, each running every benchmark once per side (default 10)
-  --benchtime D      target time per run used to calibrate the iteration count, or Nx for a fixed count (default 100ms)
-  --cpu LIST         GOMAXPROCS values passed to the test binary, e.g. 1,2,4
-  --timeout D        limit for one benchmark run (default 10m)
-  --seed N           seed of the randomized run order (default: random, printed)
-  --threshold PCT    smallest time/op change that counts, e.g. 5% (default 5%)
-  --alpha P          significance level of the time/op test, in (0, 1) (default 0.01)
-  --fail-on LIST     findings that fail the gate: time,allocs,bytes,failure,removed,inconclusive,scaling
-                     (default time,allocs,bytes,failure)
-  --correction C     suite-wide error control over all time/op tests: holm, bh or none (default holm)
-  --test T           the time/op test: auto (paired where pairing removes noise, else benchstat's U test),
-                     paired or utest (default auto)
-  --confirm=false    fail on a time regression without re-running the flagged benchmarks to confirm it
-  --max-time D       adaptive: stop adding rounds once every benchmark is decided, or after D
-  --pin              pin each benchmark process to fixed CPUs (Linux)
-  --env NAME         pass the variable NAME (or set NAME=VALUE) to go and the benchmarks, which otherwise see
-                     only PATH, HOME, TMPDIR, the locale and the Go build settings (repeatable)
-  --rev REV          calibrate: the revision measured against itself (default HEAD)
-  --packages LIST    package patterns (space- or comma-separated), or "affected": only packages whose code or
-                     dependencies changed between base and head, among the positional packages (default ./...)
-  --shard I/N        measure only the I-th of N balanced parts of the suite (a workflow matrix); needs --out
-  --json FILE        write the JSON report to FILE
-  --markdown FILE    write the Markdown report to FILE
-  --out DIR          keep base.txt, head.txt and the build logs in DIR
-  -C DIR             run in DIR instead of the current directory
-  --allow-same       allow base and head to be the same commit (an A/A run)
-  --quiet            no progress on stderr
-
-exit status: 0 the gate passed, 1 the gate failed, 2 usage or input error, 3 benchgate could not finish
-`
 
 // Parse reads args (without the program name).
 func Parse(args []string) (*Config, error) {
@@ -162,44 +125,8 @@ func Parse(args []string) (*Config, error) {
 	}
 	fs := flag.NewFlagSet("benchgate "+c.Command, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&c.Base, "base", c.Base, "")
-	fs.StringVar(&c.Head, "head", c.Head, "")
-	fs.StringVar(&c.Bench, "bench", c.Bench, "")
-	fs.Func("count", "", func(s string) error { return positiveInt(s, &c.Count) })
-	fs.Func("benchtime", "", func(s string) error { return benchtime(s, &c.Benchtime) })
-	fs.Func("cpu", "", func(s string) error { return cpuList(s, &c.CPU) })
-	fs.Func("timeout", "", func(s string) error { return positiveDuration(s, &c.Timeout) })
-	fs.Func("seed", "", func(s string) error {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return errors.New("not a whole number")
-		}
-		c.Seed, c.SeedSet = v, true
-		return nil
-	})
-	fs.Func("threshold", "", func(s string) error { return threshold(s, &c.Threshold) })
-	fs.Func("alpha", "", func(s string) error { return alpha(s, &c.Alpha) })
-	fs.Func("fail-on", "", func(s string) error { return failOn(s, &c.FailOn) })
-	fs.StringVar(&c.JSON, "json", "", "")
-	fs.StringVar(&c.Markdown, "markdown", "", "")
-	fs.StringVar(&c.Out, "out", "", "")
-	fs.StringVar(&c.Dir, "C", "", "")
-	fs.BoolVar(&c.AllowSame, "allow-same", false, "")
-	fs.BoolVar(&c.Confirm, "confirm", c.Confirm, "")
-	fs.BoolVar(&c.Pin, "pin", false, "")
-	fs.Func("env", "", func(s string) error { return envList(s, &c.Env) })
-	fs.StringVar(&c.Rev, "rev", c.Rev, "")
-	fs.Func("correction", "", func(s string) error { return correction(s, &c.Correction) })
-	fs.Func("test", "", func(s string) error { return timeTest(s, &c.Test) })
-	fs.Func("max-time", "", func(s string) error { return positiveDuration(s, &c.MaxTime) })
-	var packagesFlag []string
-	fs.Func("packages", "", func(s string) error {
-		list, affected, err := packages(s)
-		packagesFlag, c.Affected = list, affected
-		return err
-	})
-	fs.Func("shard", "", func(s string) error { return shardSpec(s, &c.Shard) })
-	fs.BoolVar(&c.Quiet, "quiet", false, "")
+	raw := map[string]string{}
+	register(fs, &c, raw)
 
 	var pos []string
 	rest := args[1:]
@@ -231,6 +158,10 @@ func Parse(args []string) (*Config, error) {
 		}
 		if c.Head == "" {
 			return nil, usagef("--head must not be empty")
+		}
+		var packagesFlag []string
+		if s, ok := raw["packages"]; ok {
+			packagesFlag, _, _ = packages(s)
 		}
 		if len(pos) > 0 && len(packagesFlag) > 0 {
 			return nil, usagef("--packages and positional packages %q: give one or the other", pos)
@@ -367,6 +298,24 @@ func timeTest(s string, dst *string) error {
 		return nil
 	}
 	return errors.New("want auto, paired or utest")
+}
+
+func estimator(s string, dst *string) error {
+	switch s = strings.TrimSpace(s); s {
+	case "median", "min", "p25", "mean":
+		*dst = s
+		return nil
+	}
+	return errors.New("want median, min, p25 or mean")
+}
+
+func format(s string, dst *string) error {
+	switch s = strings.TrimSpace(s); s {
+	case "text", "markdown", "json":
+		*dst = s
+		return nil
+	}
+	return errors.New("want text, markdown or json")
 }
 
 func correction(s string, dst *string) error {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestParseGood(t *testing.T) {
-	c, err := Parse([]string{"run", "--base", "main", "./a/...", "--count=12", "-threshold", "3%", "./b", "--cpu", "1,2", "--benchtime", "500x", "--alpha", "0.05", "--fail-on", "time,allocs", "--seed", "42"})
+	c, err := Parse([]string{"run", "--base", "main", "./a/...", "--count=12", "-threshold", "3%", "./b", "--cpu", "1,2", "--benchtime", "500x", "--alpha", "0.05", "--fail-on", "time,allocs", "--seed", "42", "--runs", "1", "--estimator=min"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +26,7 @@ func TestParseGood(t *testing.T) {
 	want.Alpha = 0.05
 	want.FailOn = []string{"time", "allocs"}
 	want.Seed, want.SeedSet = 42, true
+	want.Runs, want.Estimator = 1, "min"
 	if diff := cmp.Diff(&want, c); diff != "" {
 		t.Errorf("Parse (-want +got):\n%s", diff)
 	}
@@ -37,7 +38,7 @@ func TestParseGood(t *testing.T) {
 	if c.Files != [2]string{"old.txt", "new.txt"} || c.Threshold != 0.05 || c.Benchtime != "1s" {
 		t.Errorf("compare: %+v", c)
 	}
-	if c.Timeout != 10*time.Minute || c.Count != 10 {
+	if c.Timeout != 10*time.Minute || c.Count != 10 || c.Runs != 5 || c.Estimator != "median" {
 		t.Errorf("defaults not applied: %+v", c)
 	}
 }
@@ -69,6 +70,10 @@ func TestParseBad(t *testing.T) {
 		{[]string{"run", "--base", "main", "--cpu", "1,,2"}, `--cpu "1,,2": want a comma-separated list of positive numbers`},
 		{[]string{"run", "--base", "main", "--fail-on", "time,speed"}, `--fail-on "time,speed": unknown kind "speed"`},
 		{[]string{"run", "--base", "main", "--seed", "x"}, `--seed "x": not a whole number`},
+		{[]string{"run", "--base", "main", "--runs", "0"}, `--runs "0": must be at least 1`},
+		{[]string{"run", "--base", "main", "--runs", "five"}, `--runs "five": not a whole number`},
+		{[]string{"run", "--base", "main", "--estimator", "max"}, `--estimator "max": want median, min, p25 or mean`},
+		{[]string{"compare", "a", "b", "--format", "html"}, `--format "html": want text, markdown or json`},
 		{[]string{"run", "--base", "main", "--frobnicate"}, "unknown flag --frobnicate"},
 		{[]string{"run", "--base"}, "--base needs a value"},
 		{[]string{"compare", "a.txt"}, "compare needs two files"},
@@ -142,5 +147,41 @@ func TestInputEnv(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "input env") {
 		t.Errorf("bad env input: err = %v, want one naming the input", err)
+	}
+}
+
+// Every estimator name is accepted by the flag and the input, and both are
+// documented in the usage text.
+func TestRunsAndEstimator(t *testing.T) {
+	for _, e := range []string{"median", "min", "p25", "mean"} {
+		c, err := Parse([]string{"compare", "a.txt", "b.txt", "--estimator", e, "--runs", "3"})
+		if err != nil || c.Estimator != e || c.Runs != 3 {
+			t.Errorf("--estimator %s --runs 3: %+v, %v", e, c, err)
+		}
+		c, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_ESTIMATOR": e, "INPUT_RUNS": "3"}))
+		if err != nil || c.Estimator != e || c.Runs != 3 {
+			t.Errorf("inputs estimator %s, runs 3: %+v, %v", e, c, err)
+		}
+	}
+	for _, flag := range []string{"--runs K", "--estimator E"} {
+		if !strings.Contains(Usage, flag) {
+			t.Errorf("usage does not document %s", flag)
+		}
+	}
+}
+
+// --format chooses the report on stdout; text by default.
+func TestParseFormat(t *testing.T) {
+	for _, f := range []string{"text", "markdown", "json"} {
+		c, err := Parse([]string{"compare", "a.txt", "b.txt", "--format", f})
+		if err != nil || c.Format != f {
+			t.Errorf("--format %s: %+v, %v", f, c, err)
+		}
+	}
+	if c, err := Parse([]string{"compare", "a.txt", "b.txt"}); err != nil || c.Format != "text" {
+		t.Errorf("default format: %+v, %v", c, err)
+	}
+	if !strings.Contains(Usage, "--format F") {
+		t.Errorf("Usage lacks --format")
 	}
 }

@@ -39,6 +39,8 @@ var Inputs = []Input{
 	{"bench", "."},
 	{"count", "10"},
 	{"benchtime", "100ms"},
+	{"runs", "5"},
+	{"estimator", "median"},
 	{"cpu", ""},
 	{"threshold", "5%"},
 	{"alpha", "0.01"},
@@ -78,6 +80,8 @@ func FromInputs(getenv func(string) string) (*Config, *Action, error) {
 	c := Defaults()
 	c.Command = "action"
 	c.Head = ""
+	// The log shows the Markdown of the job summary and the comment.
+	c.Format = "markdown"
 	act := &Action{}
 	for _, in := range Inputs {
 		v, ok := strings.TrimSpace(getenv(InputEnv(in.Name))), true
@@ -113,6 +117,10 @@ func setInput(c *Config, a *Action, name, v string) error {
 		err = positiveInt(v, &c.Count)
 	case "benchtime":
 		err = benchtime(v, &c.Benchtime)
+	case "runs":
+		err = positiveInt(v, &c.Runs)
+	case "estimator":
+		err = estimator(v, &c.Estimator)
 	case "cpu":
 		if v != "" {
 			err = cpuList(v, &c.CPU)

@@ -24,6 +24,7 @@ func TestFromInputsDefaults(t *testing.T) {
 	want := Defaults()
 	want.Command = "action"
 	want.Head = ""
+	want.Format = "markdown"
 	if diff := cmp.Diff(&want, c); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
@@ -99,12 +100,15 @@ func TestFromInputsBad(t *testing.T) {
 		"INPUT_PACKAGES":                  `input packages: "-exec=x": package pattern "-exec=x" looks like a flag`,
 		"INPUT_CORRECTION":                `input correction: "bonferroni": want holm, bh or none`,
 		"INPUT_MODE":                      `input mode: "fast": want gate, calibrate or merge`,
+		"INPUT_RUNS":                      `input runs: "0": must be at least 1`,
+		"INPUT_ESTIMATOR":                 `input estimator: "max": want median, min, p25 or mean`,
 	} {
 		val := map[string]string{
 			"INPUT_COUNT": "0", "INPUT_THRESHOLD": "abc", "INPUT_ALPHA": "1.5", "INPUT_COMMENT": "sometimes",
 			"INPUT_COMMENT-KEY": "a b", "INPUT_FAIL-ON": "speed", "INPUT_ALLOW-PULL-REQUEST-TARGET": "yes please",
 			"INPUT_BENCH": "(", "INPUT_PACKAGES": "-exec=x", "INPUT_CORRECTION": "bonferroni", "INPUT_MODE": "fast",
 			"INPUT_ALLOW-PRIVILEGED-EVENTS": "1 please", "INPUT_COMMENT-AUTHOR": "@mona",
+			"INPUT_RUNS": "0", "INPUT_ESTIMATOR": "max",
 		}[env]
 		_, _, err := FromInputs(getenvFrom(map[string]string{env: val}))
 		var ue *UsageError

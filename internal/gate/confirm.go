@@ -1,7 +1,7 @@
 package gate
 
 import (
-	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/benchgate/benchgate/internal/stats"
@@ -15,14 +15,14 @@ import (
 //
 //   - stays a regression, with Confirmed = true, when second also finds
 //     it a regression;
-//   - becomes unchanged, with Confirmed = false and a reason like
-//     "vanished on confirmation (screen: +7.1%, p=0.004; confirm: +0.8%,
-//     p=0.410)", when second finds it unchanged or improved — the
+//   - becomes unchanged, with Confirmed = false and the reason
+//     [ReasonVanished] (the screen's figures; Confirmation holds the
+//     confirmation's), when second finds it unchanged or improved — the
 //     screen's finding did not recur (a one-off state of the machine, or
 //     a layout effect of that build);
-//   - stays a regression, Confirmed nil, with the reason saying so, when
-//     second could not judge it (missing, failed, inconclusive): a
-//     regression is never dropped without evidence.
+//   - stays a regression, Confirmed nil and Unconfirmed set, when second
+//     could not judge it (missing, failed, inconclusive): a regression is
+//     never dropped without evidence.
 //
 // Both stages must agree for a regression to fail the gate, so a false
 // regression needs a false positive in both: the false-fail rate is at
@@ -31,7 +31,7 @@ import (
 // Result.Confirmation holds the second stage's row. Failures of second
 // are added (a benchmark that crashes on head during confirmation is a
 // failure); warnings of second that first does not have are added with
-// the prefix "confirmation: ". Pass is recomputed.
+// Warning.Confirmation set. Pass is recomputed.
 func Confirm(first, second Verdict) Verdict {
 	v := first
 	v.Results = slices.Clone(first.Results)
@@ -49,19 +49,16 @@ func Confirm(first, second Verdict) Verdict {
 		case ok && s.Status == Regression:
 			r.Confirmed = ptr(true)
 			r.Confirmation = &s
-			r.Reason += "; confirmed (" + stage(s) + ")"
 		case ok && (s.Status == Unchanged || s.Status == Improvement):
 			r.Confirmed = ptr(false)
 			r.Confirmation = &s
 			r.Status = Unchanged
-			r.Reason = fmt.Sprintf("vanished on confirmation (screen: %s; confirm: %s)", stage(*r), stage(s))
+			r.Reason.Code = ReasonVanished
 		default:
-			why := "not re-measured"
+			r.Unconfirmed = true
 			if ok {
-				why = string(s.Status)
 				r.Confirmation = &s
 			}
-			r.Reason += "; could not be confirmed (" + why + "): kept"
 		}
 	}
 	seenF := map[Failure]bool{}
@@ -75,35 +72,16 @@ func Confirm(first, second Verdict) Verdict {
 			v.Failures = append(v.Failures, f)
 		}
 	}
-	seenW := map[string]bool{}
-	for _, w := range first.Warnings {
-		seenW[w] = true
-	}
 	v.Warnings = slices.Clone(first.Warnings)
 	for _, w := range second.Warnings {
-		if !seenW[w] {
-			v.Warnings = append(v.Warnings, "confirmation: "+w)
+		if !slices.ContainsFunc(first.Warnings, func(x Warning) bool { return reflect.DeepEqual(x, w) }) {
+			w.Confirmation = true
+			v.Warnings = append(v.Warnings, w)
 		}
 	}
 	v.Confirmed = true
 	v.Pass = pass(v)
 	return v
-}
-
-// stage summarizes the figures a row was judged on: "+7.1%, p=0.004".
-func stage(r Result) string {
-	s := "no change measured"
-	if r.Delta != nil {
-		s = fmtPct(*r.Delta)
-	}
-	p := r.PAdjusted
-	if p == nil {
-		p = r.P
-	}
-	if p != nil {
-		s += ", " + pString(*p)
-	}
-	return s
 }
 
 func ptr[T any](v T) *T { return &v }

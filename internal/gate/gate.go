@@ -1,6 +1,8 @@
 // Package gate judges benchmark comparisons against a policy and returns a
-// verdict: a status and a one-sentence reason for every (package,
-// benchmark, unit) row, and whether the gate passes.
+// verdict: a status and a reason for every (package, benchmark, unit) row,
+// suite-level warnings, and whether the gate passes. Reasons and warnings
+// are facts (a code and its figures, [Reason], [Warning]); package report
+// puts them in words.
 //
 // # Rules
 //
@@ -51,7 +53,8 @@
 // 2/C(2N, N) (0.0022 at 6). When the paired test cannot reach Alpha for
 // the suite (below) but the U test can, the row is judged by benchstat's
 // U test and median delta, as before pairing existed ([TestUTest]), and a
-// warning names the --count that would allow the paired test. This choice
+// warning ([WarnUTestFallback]) gives the number of rounds that would allow
+// the paired test. This choice
 // depends only on the numbers of rounds and benchmarks, never on the
 // data, so it costs no error control.
 //
@@ -90,12 +93,12 @@
 // smallest possible adjusted p for one changed benchmark among m is m
 // times it (Holm, BH). When that is ≥ Alpha for both tests, nothing can be
 // found: the row is inconclusive (never a silent pass), it does not fail
-// the gate unless Policy.FailOnInconclusive, and the verdict says plainly
-// why and which --count would work (Verdict.Inconclusive,
-// Verdict.MinCount): "time/op could not be judged for 120 benchmarks: with
-// 6 rounds and 120 benchmarks the smallest possible adjusted p is 0.260 ≥
-// α=0.01; use --count ≥ 15". [Feasible], [MinRounds] and [CountAdvice]
-// give the same answer before measuring.
+// the gate unless Policy.FailOnInconclusive, and a warning
+// ([WarnCannotJudge]) gives the smallest possible adjusted p and the
+// number of rounds that would work (Verdict.MinCount): with 6 rounds and
+// 120 benchmarks the smallest possible adjusted p is 0.260 ≥ α = 0.01, and
+// 15 rounds would work. [Feasible], [MinRounds] and [CountAdvice] give the
+// same answer before measuring.
 //
 // # Noise
 //
@@ -106,8 +109,8 @@
 // Result.MDE the smallest change the test finds with 80 % power at the
 // level one changed benchmark must reach after correction and looks
 // (stats.MDE). When MDE > Threshold the row is TooNoisy: a change at the
-// threshold would probably be missed, and an unchanged row says "changes
-// under 7.3% cannot be seen at this noise" instead of passing silently.
+// threshold would probably be missed, and the report says so for an
+// unchanged row instead of passing it silently.
 //
 // # Benchmarks that lie
 //
@@ -217,13 +220,12 @@ package gate
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/stats"
-	"golang.org/x/perf/benchunit"
 )
 
 // Status is the judgement of one row.
@@ -376,8 +378,8 @@ type Result struct {
 	// Policy.FailOnFailure. Only gated regressions, removals, failures and
 	// inconclusive rows fail the gate (Fails).
 	Gated bool
-	// Reason is one short sentence saying why the row has its status.
-	Reason string
+	// Reason says why the row has its status, with the figures.
+	Reason Reason
 	// Test is the test that judged a time row ("" for other kinds and for
 	// inconclusive rows).
 	Test Test
@@ -404,9 +406,13 @@ type Result struct {
 	// Confirmed is set by [Confirm] on time regressions of the screening
 	// verdict: true when the confirmation run found the regression again,
 	// false when it vanished (the row is then unchanged); nil otherwise.
-	// Confirmation is the confirmation run's row.
+	// Confirmation is the confirmation run's row. Unconfirmed marks a
+	// time regression that the confirmation run could not judge (missing,
+	// failed, inconclusive: Confirmation says which, nil when it was not
+	// re-measured): it is kept.
 	Confirmed    *bool
 	Confirmation *Result
+	Unconfirmed  bool
 }
 
 // Fails reports whether the row fails the gate.
@@ -419,19 +425,16 @@ type Verdict struct {
 	Pass     bool
 	Results  []Result
 	Failures []Failure
-	Warnings []string
+	Warnings []Warning
 	Policy   Policy
 	// Correction is the correction applied ("holm", "bh" or "none").
 	Correction string
 	// Family is m, the number of time rows the correction covers.
 	Family int
-	// MinCount is the smallest --count with which the time rows of this
+	// MinCount is the smallest number of rounds with which the time rows of this
 	// suite can be judged by the paired test (by the U test for input
 	// without rounds); 0 without time rows.
 	MinCount int
-	// Inconclusive says in plain words why time rows could not be judged
-	// and what would work; "" when every time row could be judged.
-	Inconclusive string
 	// Confirmed reports that the verdict went through [Confirm].
 	Confirmed bool
 	// Scaling lists, for runs with several GOMAXPROCS values (--cpu
@@ -506,12 +509,10 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 	for _, c := range cmps {
 		f, failed := matchFailure(failures, c.Key)
 		if failed {
-			r := Result{Comparison: c, Kind: KindOf(c.Unit), Status: Failed, Delta: c.Delta}
+			r := Result{Comparison: c, Kind: KindOf(c.Unit), Status: Failed, Delta: c.Delta, Reason: Reason{Code: ReasonFailedBase}}
 			if f.Side == SideHead {
 				r.Gated = p.FailOnFailure
-				r.Reason = "the head run failed (see failures)"
-			} else {
-				r.Reason = "the base run failed (see failures); not gated"
+				r.Reason.Code = ReasonFailedHead
 			}
 			v.Results = append(v.Results, r)
 			continue
@@ -524,7 +525,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 			}
 		}
 		for _, s := range r.Suspect {
-			w.suspect[s.Code] = append(w.suspect[s.Code], r.Name)
+			w.suspect[s.Code] = append(w.suspect[s.Code], Bench{r.Package, r.Name})
 		}
 		v.Results = append(v.Results, r)
 	}
@@ -532,7 +533,6 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 	v.Family = len(family)
 	v.Scaling = judgeScaling(v.Results, p)
 	v.Warnings = append(w.list(p), scalingWarnings(v.Scaling, p)...)
-	v.Inconclusive = strings.Join(w.inconclusiveMsgs, "; ")
 	v.Pass = pass(v)
 	return v
 }
@@ -542,11 +542,11 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 	gatedKind := r.Kind != Other && p.FailOn[r.Kind]
 	switch {
 	case c.Base == nil && c.Head == nil:
-		r.Status, r.Reason = Unchanged, "no samples on either side"
+		r.Status, r.Reason = Unchanged, Reason{Code: ReasonNoSamples}
 	case c.Base == nil:
-		r.Status, r.Reason = New, "only on head"
+		r.Status, r.Reason = New, Reason{Code: ReasonOnlyHead}
 	case c.Head == nil:
-		r.Status, r.Reason = Removed, "only on base"
+		r.Status, r.Reason = Removed, Reason{Code: ReasonOnlyBase}
 		r.Gated = p.FailOnRemoved
 	case r.Kind == Allocs || r.Kind == Bytes:
 		judgeExact(&r, w)
@@ -559,7 +559,7 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 		r.Gated = gatedKind
 	default:
 		r.P = c.P
-		judgeSignificance(&r, p, "")
+		judgeSignificance(&r, p, 0, "")
 	}
 	return r
 }
@@ -568,39 +568,28 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 func judgeExact(r *Result, w *warnings) {
 	b, h := r.Base, r.Head
 	if !sameIters(b.Values, h.Values) {
-		w.iters[r.Unit]++
+		w.iters[r.Unit] = append(w.iters[r.Unit], Bench{r.Package, r.Name})
 	}
+	br, hr := rangeOf(b), rangeOf(h)
+	r.Reason = Reason{Base: &br, Head: &hr, BaseN: b.N, HeadN: h.N}
 	if !b.Constant || !h.Constant {
-		r.Status = Unstable
-		var parts []string
-		if !b.Constant {
-			parts = append(parts, "base varies "+exactRange(b))
-		}
-		if !h.Constant {
-			parts = append(parts, "head varies "+exactRange(h))
-		}
-		r.Reason = strings.Join(parts, " and ") + " " + r.Unit + " between rounds: not judged exactly"
-		w.unstable[r.Unit] = append(w.unstable[r.Unit], r.Name)
+		r.Status, r.Reason.Code = Unstable, ReasonVaries
+		w.unstable[r.Unit] = append(w.unstable[r.Unit], Bench{r.Package, r.Name})
 		return
 	}
-	bv, hv := b.Min, h.Min
 	switch {
-	case hv > bv:
-		r.Status = Regression
-	case hv < bv:
-		r.Status = Improvement
+	case h.Min > b.Min:
+		r.Status, r.Reason.Code = Regression, ReasonExactChange
+	case h.Min < b.Min:
+		r.Status, r.Reason.Code = Improvement, ReasonExactChange
 	default:
-		r.Status = Unchanged
-		r.Reason = exact(bv) + " " + r.Unit + " on both sides in every round"
-		return
+		r.Status, r.Reason.Code = Unchanged, ReasonExactSame
+		r.Reason.Head = nil
 	}
-	r.Reason = exact(bv) + " → " + exact(hv) + " " + r.Unit + " in every round"
 }
 
-func exactRange(s *stats.Summary) string { return exact(s.Min) + "–" + exact(s.Max) }
-
-// exact formats an allocation figure exactly ("3", "1024", "2.5").
-func exact(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+// rangeOf is the range of a side's values.
+func rangeOf(s *stats.Summary) Range { return Range{Min: s.Min, Max: s.Max} }
 
 // sameIters reports whether both sides ran with the same set of iteration
 // counts.
@@ -691,7 +680,7 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 			if c.Paired != nil && p.Test != string(TestUTest) && floorAdj(TestPaired, c, m, p) >= p.Alpha {
 				// Not chosen for the noise: the paired test could not
 				// have reached alpha with this few rounds.
-				w.fallback[c.Paired.N] = append(w.fallback[c.Paired.N], r.Name)
+				w.fallback[c.Paired.N] = append(w.fallback[c.Paired.N], Bench{r.Package, r.Name})
 			}
 		default:
 			r.Status = Inconclusive
@@ -721,14 +710,16 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 			inconclusive(r, m, p, w)
 			continue
 		}
-		var notes []string
+		looks := 0
 		if k := looksAt(*r.P, p.Looks, floorFn(r.Test)); len(p.Looks) > 0 && k > 1 {
-			notes = append(notes, strconv.Itoa(k)+" looks")
+			looks = k
 		}
+		note := ""
 		if m > 1 && corr != NoCorrection {
-			notes = append(notes, corr)
+			note = corr
 		}
-		judgeSignificance(r, p, strings.Join(notes, ", "))
+		judgeSignificance(r, p, looks, note)
+		r.Reason.Family = m
 		var n int
 		var noise float64
 		switch {
@@ -753,11 +744,7 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 		r.MDE = ptr(mde)
 		if p.Threshold > 0 && mde > p.Threshold+thresholdSlack {
 			r.TooNoisy = true
-			w.tooNoisy = append(w.tooNoisy, noisy{r.Name, mde})
-			if r.Status == Unchanged {
-				r.Reason += fmt.Sprintf("; too noisy to judge: changes under %s cannot be seen at this noise (%s per round, %d rounds)",
-					fmtAbsPct(mde), fmtAbsPct(noise), n)
-			}
+			w.tooNoisy = append(w.tooNoisy, noisy{Bench{r.Package, r.Name}, mde})
 		}
 	}
 	if m > 0 {
@@ -770,119 +757,93 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 	w.family, w.minCount = m, v.MinCount
 }
 
-// inconclusive explains an inconclusive row.
+// inconclusive gives an inconclusive row its reason.
 func inconclusive(r *Result, m int, p Policy, w *warnings) {
 	c := r.Comparison
-	adj := floorAdj(TestUTest, c, m, p)
-	rounds := sizes(c.Base.N, c.Head.N)
+	rs := Reason{
+		Code: ReasonCannotJudge, Delta: r.Delta, P: r.P, PAdjusted: r.PAdjusted,
+		Alpha: p.Alpha, BaseN: c.Base.N, HeadN: c.Head.N, Family: m,
+		MinP:     floorAdj(TestUTest, c, m, p),
+		Adjusted: factor(m, p.Correction) > 1 || len(p.Looks) > 0,
+		Better:   -1,
+	}
 	if c.Paired != nil {
-		adj = math.Min(adj, floorAdj(TestPaired, c, m, p))
-		rounds = plural(c.Paired.N, "round")
-		if c.Paired.N != c.Base.N || c.Paired.N != c.Head.N {
-			rounds += " (" + sizes(c.Base.N, c.Head.N) + ")"
-		}
+		rs.MinP = math.Min(rs.MinP, floorAdj(TestPaired, c, m, p))
+		rs.Rounds = c.Paired.N
 	}
-	what := "the smallest possible p is " + FormatP(adj)
-	if factor(m, p.Correction) > 1 || len(p.Looks) > 0 {
-		what = "the smallest possible adjusted p is " + FormatP(adj)
-	}
-	r.Reason = fmt.Sprintf("cannot be judged: with %s and %s %s ≥ α=%s", rounds, plural(m, "benchmark"), what, fmtNum(p.Alpha))
+	r.Reason = rs
 	r.Gated = r.Gated && p.FailOnInconclusive
-	key := incKey{rounds: rounds, what: what}
-	if w.inconclusive[key] == 0 {
+	key := incKey{rs.Rounds, rs.BaseN, rs.HeadN, rs.MinP, rs.Adjusted}
+	if _, ok := w.inconclusive[key]; !ok {
 		w.incOrder = append(w.incOrder, key)
 	}
-	w.inconclusive[key]++
+	w.inconclusive[key] = append(w.inconclusive[key], Bench{r.Package, r.Name})
 }
 
 // thresholdSlack absorbs floating-point rounding in deltas such as
 // 1.05/1.00 - 1 = 0.050000000000000044 or 3.15/3 - 1 = 0.04999999999999982.
 const thresholdSlack = 1e-9
 
-// pString formats "p=0.002" or "p<0.001".
-func pString(p float64) string {
-	if p < 0.001 {
-		return "p" + FormatP(p)
-	}
-	return "p=" + FormatP(p)
-}
-
 // judgeSignificance applies the p-value and threshold rule to r.Delta,
-// r.P and r.PAdjusted; note says what adjusted P ("2 looks, holm").
-func judgeSignificance(r *Result, p Policy, note string) {
+// r.P and r.PAdjusted; looks and correction say what adjusted P (the
+// number of looks counted, the correction's name; 0 and "" for none).
+func judgeSignificance(r *Result, p Policy, looks int, correction string) {
 	c := r.Comparison
 	if r.P == nil {
-		r.Status, r.Reason = Unchanged, "no test applies"
+		r.Status, r.Reason = Unchanged, Reason{Code: ReasonNoTest, Alpha: p.Alpha, Threshold: p.Threshold, Better: -1}
 		return
 	}
+	rs := Reason{Delta: r.Delta, P: r.P, PAdjusted: r.PAdjusted, Looks: looks, Correction: correction,
+		Alpha: p.Alpha, Threshold: p.Threshold, Better: -1, BaseN: c.Base.N, HeadN: c.Head.N}
+	if c.Paired != nil && r.Test == TestPaired {
+		rs.Rounds = c.Paired.N
+	}
 	pv := *r.P
-	pStr := pString(pv)
-	if r.PAdjusted != nil && pString(*r.PAdjusted) != pStr {
+	if r.PAdjusted != nil {
 		pv = *r.PAdjusted
-		if note != "" {
-			note = ", " + note
-		}
-		pStr = fmt.Sprintf("%s (raw %s%s)", pString(pv), FormatP(*r.P), note)
 	}
 	sig := pv < p.Alpha
 	dir := c.Better
-	dirNote := ""
 	if r.Kind == Other {
-		switch dir {
-		case 1:
-			dirNote = " (higher is better)"
-		case 0:
-			dirNote = " (direction unknown: lower assumed better)"
-		}
+		rs.Better = dir
 	}
 	if dir == 0 {
 		dir = -1
 	}
+	defer func() { r.Reason = rs }()
 	if r.Delta == nil {
 		// Base median is 0: no relative change.
 		bc, hc := c.Base.Center, c.Head.Center
-		change := fmtValue(bc, c.Unit) + " → " + fmtValue(hc, c.Unit)
+		rs.Base, rs.Head = &Range{bc, bc}, &Range{hc, hc}
 		switch {
 		case hc == bc:
-			r.Status, r.Reason = Unchanged, fmtValue(bc, c.Unit)+" on both sides"
+			r.Status, rs.Code = Unchanged, ReasonZeroBoth
+			rs.Head = nil
 		case !sig:
-			r.Status, r.Reason = Unchanged, fmt.Sprintf("%s but %s ≥ α=%s: not significant", change, pStr, fmtNum(p.Alpha))
+			r.Status, rs.Code = Unchanged, ReasonNotSignificant
 		default:
-			r.Status = Regression
+			r.Status, rs.Code = Regression, ReasonSignificant
 			if (hc > bc) != (dir < 0) {
 				r.Status = Improvement
 			}
-			r.Reason = fmt.Sprintf("%s < α=%s and %s%s", pStr, fmtNum(p.Alpha), change, dirNote)
 		}
 		return
 	}
 	d := *r.Delta
 	up := d >= p.Threshold-thresholdSlack
 	down := d <= -p.Threshold+thresholdSlack
-	big := up || down
-	pct, thr := fmtPct(d), fmtNum(100*p.Threshold)
 	switch {
-	case sig && big:
-		worse := (up && dir < 0) || (down && dir > 0)
-		if worse {
+	case sig && (up || down):
+		r.Status, rs.Code = Improvement, ReasonSignificant
+		if (up && dir < 0) || (down && dir > 0) {
 			r.Status = Regression
-		} else {
-			r.Status = Improvement
 		}
-		cmp := "≥ +" + thr + "%"
-		if down {
-			cmp = "≤ -" + thr + "%"
-		}
-		r.Reason = fmt.Sprintf("%s < α=%s and %s %s%s", pStr, fmtNum(p.Alpha), pct, cmp, dirNote)
-	case big:
-		r.Status = Unchanged
-		r.Reason = fmt.Sprintf("%s but %s ≥ α=%s: not significant", pct, pStr, fmtNum(p.Alpha))
+	case up || down:
+		r.Status, rs.Code = Unchanged, ReasonNotSignificant
 	case sig:
-		r.Status = Unchanged
-		r.Reason = fmt.Sprintf("%s is significant (%s) but within ±%s%%", pct, pStr, thr)
+		r.Status, rs.Code = Unchanged, ReasonWithinThreshold
 	default:
-		r.Status = Unchanged
-		r.Reason = fmt.Sprintf("%s, %s: no significant change", pct, pStr)
+		r.Status, rs.Code = Unchanged, ReasonNoChange
 	}
 }
 
@@ -905,154 +866,95 @@ func MinP(n1, n2 int) float64 {
 // [MinCountU] for a suite and [MinRounds] for the paired test.
 func MinCount(alpha float64) int { return MinCountU(alpha, 1, NoCorrection) }
 
-// FormatP formats a p-value for people: three decimals, "<0.001" below.
-func FormatP(p float64) string {
-	if p < 0.001 {
-		return "<0.001"
-	}
-	return strconv.FormatFloat(p, 'f', 3, 64)
+// incKey groups inconclusive rows with the same figures.
+type incKey struct {
+	rounds, baseN, headN int
+	minP                 float64
+	adjusted             bool
 }
-
-func sizes(n1, n2 int) string {
-	if n1 == n2 {
-		return fmt.Sprintf("n=%d per side", n1)
-	}
-	return fmt.Sprintf("n=%d+%d", n1, n2)
-}
-
-// fmtNum formats a policy figure without trailing zeros ("0.01", "5").
-func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-// fmtPct formats a delta fraction as a signed percentage ("+7.3%").
-func fmtPct(d float64) string { return fmt.Sprintf("%+.1f%%", 100*d) }
-
-// fmtAbsPct formats a fraction as an unsigned percentage ("3.1%").
-func fmtAbsPct(d float64) string {
-	if math.IsInf(d, 1) {
-		return "∞"
-	}
-	return fmt.Sprintf("%.1f%%", 100*d)
-}
-
-func fmtValue(v float64, unit string) string {
-	if v == 0 {
-		return "0 " + unit
-	}
-	return benchunit.Scale(v, benchunit.ClassOf(unit)) + " " + unit
-}
-
-type incKey struct{ rounds, what string }
 
 type noisy struct {
-	name string
-	mde  float64
+	bench Bench
+	mde   float64
 }
 
-// warnings accumulates suite-level warnings.
+// warnings accumulates the facts of suite-level warnings.
 type warnings struct {
-	inconclusive     map[incKey]int
+	inconclusive     map[incKey][]Bench
 	incOrder         []incKey
-	inconclusiveMsgs []string
-	fallback         map[int][]string    // time rows judged by the U test for want of rounds, by pairs
-	tooNoisy         []noisy             // too-noisy paired rows
-	suspect          map[string][]string // names by suspicion code
-	unstable         map[string][]string // unstable allocation rows by unit
-	iters            map[string]int      // allocation rows compared at different b.N, by unit
+	fallback         map[int][]Bench    // time rows judged by the U test for want of rounds, by pairs
+	tooNoisy         []noisy            // too-noisy time rows
+	suspect          map[string][]Bench // benchmarks by suspicion code
+	unstable         map[string][]Bench // unstable allocation rows by unit
+	iters            map[string][]Bench // allocation rows compared at different b.N, by unit
 	family, minCount int
 }
 
 func newWarnings() *warnings {
 	return &warnings{
-		inconclusive: map[incKey]int{},
-		fallback:     map[int][]string{},
-		suspect:      map[string][]string{},
-		unstable:     map[string][]string{},
-		iters:        map[string]int{},
+		inconclusive: map[incKey][]Bench{},
+		fallback:     map[int][]Bench{},
+		suspect:      map[string][]Bench{},
+		unstable:     map[string][]Bench{},
+		iters:        map[string][]Bench{},
 	}
 }
 
-func (w *warnings) list(p Policy) []string {
-	var out []string
-	use := "use --count ≥ " + strconv.Itoa(w.minCount)
+func (w *warnings) list(p Policy) []Warning {
+	var out []Warning
 	for _, k := range w.incOrder {
-		msg := fmt.Sprintf("time/op could not be judged for %s: with %s and %s %s ≥ α=%s; %s",
-			plural(w.inconclusive[k], "benchmark"), k.rounds, plural(w.family, "benchmark"), k.what, fmtNum(p.Alpha), use)
-		w.inconclusiveMsgs = append(w.inconclusiveMsgs, msg)
-		out = append(out, msg)
+		out = append(out, Warning{
+			Code: WarnCannotJudge, Benchmarks: uniq(w.inconclusive[k]),
+			Rounds: k.rounds, BaseN: k.baseN, HeadN: k.headN, Family: w.family,
+			MinP: k.minP, Adjusted: k.adjusted, Alpha: p.Alpha, MinCount: w.minCount,
+		})
 	}
-	ns := make([]int, 0, len(w.fallback))
-	for n := range w.fallback {
-		ns = append(ns, n)
-	}
-	slices.Sort(ns)
-	for _, n := range ns {
+	for _, n := range slices.Sorted(maps.Keys(w.fallback)) {
 		floor := math.Min(1, sequentialP(stats.SignedRankMinP(n), p.Looks, pairedFloor)*factor(w.family, p.Correction))
-		out = append(out, fmt.Sprintf("time/op of %s was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with %s and %s the paired test's smallest possible adjusted p is %s ≥ α=%s; %s for the paired test",
-			plural(len(w.fallback[n]), "benchmark"), plural(n, "round"), plural(w.family, "benchmark"), FormatP(floor), fmtNum(p.Alpha), use))
+		out = append(out, Warning{
+			Code: WarnUTestFallback, Benchmarks: uniq(w.fallback[n]),
+			Rounds: n, Family: w.family, MinP: floor, Adjusted: true, Alpha: p.Alpha, MinCount: w.minCount,
+		})
 	}
 	if len(w.tooNoisy) > 0 {
 		lo, hi := w.tooNoisy[0].mde, w.tooNoisy[0].mde
-		var names []string
+		var names []Bench
 		for _, t := range w.tooNoisy {
 			lo, hi = math.Min(lo, t.mde), math.Max(hi, t.mde)
-			names = append(names, t.name)
+			names = append(names, t.bench)
 		}
-		rng := fmtAbsPct(lo)
-		if hi > lo*1.05 {
-			rng = fmtAbsPct(lo) + " to " + fmtAbsPct(hi)
-		}
-		out = append(out, fmt.Sprintf("%s too noisy to judge at ±%s%%: changes under %s cannot be seen at their noise (more rounds, a longer --benchtime or a quieter machine help): %s",
-			pluralVerb(len(w.tooNoisy), "benchmark is", "benchmarks are"), fmtNum(100*p.Threshold), rng, nameList(names)))
+		out = append(out, Warning{Code: WarnTooNoisy, Benchmarks: uniq(names), Threshold: p.Threshold, Low: lo, High: hi})
 	}
 	if names := w.suspect[SuspectOptimizedAway]; len(names) > 0 {
-		out = append(out, fmt.Sprintf("%s under %s ns/op with 0 allocs/op: almost certainly optimized away (no sink): %s",
-			pluralVerb(len(names), "benchmark runs", "benchmarks run"), trimFloat(MinTimePerOp*1e9), nameList(names)))
+		out = append(out, Warning{Code: WarnOptimizedAway, Benchmarks: uniq(names), Limit: MinTimePerOp})
 	}
 	if names := w.suspect[SuspectShortRuns]; len(names) > 0 {
-		out = append(out, fmt.Sprintf("%s less than %s of work per run, too little to time reliably; use a longer --benchtime: %s",
-			pluralVerb(len(names), "benchmark timed", "benchmarks timed"), benchunit.Scale(MinRunTime, benchunit.Decimal)+"s", nameList(names)))
+		out = append(out, Warning{Code: WarnShortRuns, Benchmarks: uniq(names), Limit: MinRunTime})
 	}
 	for _, unit := range []string{"allocs/op", "B/op"} {
 		if names := w.unstable[unit]; len(names) > 0 {
-			out = append(out, fmt.Sprintf("%s of %s vary between rounds: reported as unstable, not judged exactly: %s", unit, plural(len(names), "benchmark"), nameList(names)))
+			out = append(out, Warning{Code: WarnAllocsVary, Unit: unit, Benchmarks: uniq(names)})
 		}
 	}
 	for _, unit := range []string{"allocs/op", "B/op"} {
-		if n := w.iters[unit]; n > 0 {
-			out = append(out, fmt.Sprintf("%s of %s were measured at different iteration counts on base and head; allocation figures are only exactly comparable at the same b.N (-benchtime=Nx)", unit, plural(n, "benchmark")))
+		if names := w.iters[unit]; len(names) > 0 {
+			out = append(out, Warning{Code: WarnItersDiffer, Unit: unit, Benchmarks: uniq(names)})
 		}
 	}
 	return out
 }
 
-// nameList lists up to 5 distinct names, then how many more.
-func nameList(names []string) string {
-	var uniq []string
-	seen := map[string]bool{}
-	for _, n := range names {
-		if !seen[n] {
-			seen[n] = true
-			uniq = append(uniq, n)
+// uniq returns the distinct benchmarks of bs in order.
+func uniq(bs []Bench) []Bench {
+	var out []Bench
+	seen := map[Bench]bool{}
+	for _, b := range bs {
+		if !seen[b] {
+			seen[b] = true
+			out = append(out, b)
 		}
 	}
-	if len(uniq) <= 5 {
-		return strings.Join(uniq, ", ")
-	}
-	return strings.Join(uniq[:5], ", ") + " and " + strconv.Itoa(len(uniq)-5) + " more"
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
-}
-
-func pluralVerb(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
+	return out
 }
 
 // matchFailure returns the failure that covers key, preferring head-side
@@ -1124,4 +1026,4 @@ func mdeU(n int, noise, alpha float64) float64 {
 // to judge: at 10–20 rounds the signed-rank test's p-values are coarse and
 // floored (2/2^N), so it needs a clear noise reduction to beat the U test
 // on twice the observations (see pairingHelps).
-var pairMargin = 0.75
+const pairMargin = 0.75

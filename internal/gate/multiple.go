@@ -2,7 +2,6 @@ package gate
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 
@@ -99,7 +98,7 @@ func Feasible(rounds int, alpha float64, m int, correction string) bool {
 // MinRounds returns the smallest number of interleaved rounds with which m
 // gated time/op comparisons are [Feasible] at alpha under the correction:
 // 8 for one benchmark at α = 0.01, 15 for 120 benchmarks with Holm. The CLI
-// calls it before measuring to warn about a --count that cannot work. It
+// calls it before measuring to warn about a count that cannot work. It
 // returns at most 1100.
 func MinRounds(alpha float64, m int, correction string) int {
 	n := 2
@@ -126,27 +125,22 @@ func MinCountU(alpha float64, m int, correction string) int {
 	return n
 }
 
-// CountAdvice returns "" when count interleaved rounds can judge m
-// time/op benchmarks with the paired test under p, and otherwise one
-// sentence for the user, e.g. "with --count 10 and 120 benchmarks the
-// paired test cannot reach α=0.01 after the holm correction (smallest
-// possible adjusted p 0.234); benchstat's unpaired U test will judge
-// time/op instead, less sensitive on a drifting machine; use --count ≥
-// 15". The CLI prints it before measuring.
-func CountAdvice(count, m int, p Policy) string {
+// CountAdvice reports, before measuring, whether count interleaved rounds
+// are too few for the paired test to judge m time/op benchmarks under p:
+// if so, it returns a [WarnCountTooLow] warning with the smallest possible
+// adjusted p, whether benchstat's U test can judge instead, and the number
+// of rounds that would work (10 rounds and 120 benchmarks at α = 0.01
+// with Holm: 0.234, the U test judges, 15 rounds).
+func CountAdvice(count, m int, p Policy) (Warning, bool) {
 	corr := correctionOf(p.Correction)
 	if m < 1 || Feasible(count, p.Alpha, m, corr) {
-		return ""
+		return Warning{}, false
 	}
-	floor := math.Min(1, stats.SignedRankMinP(count)*factor(m, corr))
-	what := "after the " + corr + " correction"
-	if corr == NoCorrection {
-		what = "without correction"
-	}
-	then := "nothing can be judged"
-	if feasibleU(count, count, p.Alpha, m, corr) {
-		then = "benchstat's unpaired U test will judge time/op instead, less sensitive on a drifting machine"
-	}
-	return fmt.Sprintf("with --count %d and %s the paired test cannot reach α=%s %s (smallest possible adjusted p %s); %s; use --count ≥ %d",
-		count, plural(m, "benchmark"), fmtNum(p.Alpha), what, FormatP(floor), then, MinRounds(p.Alpha, m, corr))
+	return Warning{
+		Code: WarnCountTooLow, Count: count, Family: m, Alpha: p.Alpha, Correction: corr,
+		MinP:     math.Min(1, stats.SignedRankMinP(count)*factor(m, corr)),
+		Adjusted: corr != NoCorrection,
+		UTest:    feasibleU(count, count, p.Alpha, m, corr),
+		MinCount: MinRounds(p.Alpha, m, corr),
+	}, true
 }

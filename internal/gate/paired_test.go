@@ -34,7 +34,7 @@ func TestPairedTestSeesThroughDrift(t *testing.T) {
 		t.Fatalf("fixture: the U test should see nothing, p = %v", *r.Comparison.P)
 	}
 	if r.Test != TestPaired || r.Status != Regression || !r.Gated || v.Pass {
-		t.Fatalf("test %q status %q gated %v pass %v: %s", r.Test, r.Status, r.Gated, v.Pass, r.Reason)
+		t.Fatalf("test %q status %q gated %v pass %v: %s", r.Test, r.Status, r.Gated, v.Pass, reasonText(r))
 	}
 	if *r.P != c.Paired.P || *r.Delta != c.Paired.Ratio-1 || *r.PAdjusted != *r.P {
 		t.Errorf("P %v Delta %v PAdjusted %v; want the paired %v %v", *r.P, *r.Delta, *r.PAdjusted, c.Paired.P, c.Paired.Ratio-1)
@@ -45,11 +45,11 @@ func TestPairedTestSeesThroughDrift(t *testing.T) {
 	if r.Noise == nil || *r.Noise != c.Paired.Noise || r.MDE == nil || *r.MDE > 0.02 || r.TooNoisy {
 		t.Errorf("noise %v MDE %v too noisy %v", r.Noise, r.MDE, r.TooNoisy)
 	}
-	if want := fmt.Sprintf("p<0.001 < α=0.01 and %s ≥ +5%%", fmtPct(*r.Delta)); r.Reason != want {
-		t.Errorf("reason %q, want prefix %q", r.Reason, want)
+	if want := fmt.Sprintf("p<0.001 < α=0.01 and %s ≥ +5%%", fmt.Sprintf("%+.1f%%", 100**r.Delta)); reasonText(r) != want {
+		t.Errorf("reason %q, want prefix %q", reasonText(r), want)
 	}
-	if v.MinCount != 8 || v.Family != 1 || v.Inconclusive != "" || len(v.Warnings) != 0 {
-		t.Errorf("MinCount %d Family %d Inconclusive %q Warnings %q", v.MinCount, v.Family, v.Inconclusive, v.Warnings)
+	if v.MinCount != 8 || v.Family != 1 || inconclusiveText(v) != "" || len(v.Warnings) != 0 {
+		t.Errorf("MinCount %d Family %d Inconclusive %q Warnings %q", v.MinCount, v.Family, inconclusiveText(v), warningTexts(v))
 	}
 
 	// The same samples without rounds: benchstat's answer, unchanged.
@@ -57,7 +57,7 @@ func TestPairedTestSeesThroughDrift(t *testing.T) {
 	// The drift is not removed: the U test sees it as noise, and says how
 	// little it can see through it.
 	if r := u.Results[0]; r.Test != TestUTest || r.Status != Unchanged || r.Noise == nil || r.MDE == nil || !r.TooNoisy {
-		t.Errorf("unpaired: test %q status %q noise %v MDE %v: %s", r.Test, r.Status, r.Noise, r.MDE, r.Reason)
+		t.Errorf("unpaired: test %q status %q noise %v MDE %v: %s", r.Test, r.Status, r.Noise, r.MDE, reasonText(r))
 	}
 }
 
@@ -88,7 +88,7 @@ func TestPairedBoundaries(t *testing.T) {
 			pol.Test = string(TestPaired)
 			v := Judge([]stats.Comparison{measured("p", "X", "sec/op", tt.base, tt.head)}, nil, pol)
 			r := v.Results[0]
-			if got, want := [3]string{string(r.Status), string(r.Test), r.Reason}, [3]string{string(tt.status), string(tt.test), tt.reason}; got != want {
+			if got, want := [3]string{string(r.Status), string(r.Test), reasonText(r)}, [3]string{string(tt.status), string(tt.test), tt.reason}; got != want {
 				t.Errorf("status, test, reason:\n got  %q\n want %q", got, want)
 			}
 		})
@@ -167,8 +167,8 @@ func TestCorrectionAtAlpha(t *testing.T) {
 		p.Correction = tt.corr
 		v := Judge(rows(), nil, p)
 		for _, r := range v.Results {
-			if r.Status != tt.status || r.Reason != tt.reason {
-				t.Errorf("%q: %s %q, want %s %q", tt.corr, r.Status, r.Reason, tt.status, tt.reason)
+			if r.Status != tt.status || reasonText(r) != tt.reason {
+				t.Errorf("%q: %s %q, want %s %q", tt.corr, r.Status, reasonText(r), tt.status, tt.reason)
 			}
 		}
 		if v.Correction != correctionOf(tt.corr) || v.Family != 2 {
@@ -195,12 +195,12 @@ func TestFamilyChoosesTheTest(t *testing.T) {
 		if r.Test != TestPaired || r.Status != Regression || math.Abs(*r.PAdjusted-5*2.0/1024) > 1e-12 {
 			t.Errorf("m=5: %s test %q status %q adjusted %v", r.Name, r.Test, r.Status, *r.PAdjusted)
 		}
-		if !strings.Contains(r.Reason, "p=0.010 (raw 0.002, holm) < α=0.01") {
-			t.Errorf("m=5 reason %q", r.Reason)
+		if !strings.Contains(reasonText(r), "p=0.010 (raw 0.002, holm) < α=0.01") {
+			t.Errorf("m=5 reason %q", reasonText(r))
 		}
 	}
 	if v.Family != 5 || v.MinCount != 10 || len(v.Warnings) != 0 {
-		t.Errorf("m=5: Family %d MinCount %d Warnings %q", v.Family, v.MinCount, v.Warnings)
+		t.Errorf("m=5: Family %d MinCount %d Warnings %q", v.Family, v.MinCount, warningTexts(v))
 	}
 	v = Judge(family(6), nil, DefaultPolicy())
 	for _, r := range v.Results[:6] {
@@ -209,7 +209,7 @@ func TestFamilyChoosesTheTest(t *testing.T) {
 		}
 	}
 	want := []string{"time/op of 6 benchmarks was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with 10 rounds and 6 benchmarks the paired test's smallest possible adjusted p is 0.012 ≥ α=0.01; use --count ≥ 11 for the paired test"}
-	if diff := cmp.Diff(want, v.Warnings); diff != "" {
+	if diff := cmp.Diff(want, warningTexts(v)); diff != "" {
 		t.Errorf("m=6 warnings (-want +got):\n%s", diff)
 	}
 	if v.MinCount != 11 {
@@ -234,15 +234,15 @@ func TestInconclusiveSuite(t *testing.T) {
 		t.Fatalf("%d inconclusive, pass %v", n, v.Pass)
 	}
 	want := "time/op could not be judged for 120 benchmarks: with 4 rounds and 120 benchmarks the smallest possible adjusted p is 1.000 ≥ α=0.01; use --count ≥ 15"
-	if v.Inconclusive != want || v.Warnings[0] != want || v.MinCount != 15 {
-		t.Errorf("Inconclusive %q\nWarnings %q\nMinCount %d", v.Inconclusive, v.Warnings, v.MinCount)
+	if inconclusiveText(v) != want || warningTexts(v)[0] != want || v.MinCount != 15 {
+		t.Errorf("Inconclusive %q\nWarnings %q\nMinCount %d", inconclusiveText(v), warningTexts(v), v.MinCount)
 	}
 	// 6 rounds: the U test's floor 2/924 times 120 is still above α.
 	for i := range cmps {
 		cmps[i] = measured("p", fmt.Sprintf("B%03d", i), "sec/op", spread(100, 6), spread(200, 6))
 	}
-	if v := Judge(cmps, nil, DefaultPolicy()); !strings.Contains(v.Inconclusive, "with 6 rounds and 120 benchmarks the smallest possible adjusted p is 0.260 ≥ α=0.01; use --count ≥ 15") {
-		t.Errorf("6 rounds: %q", v.Inconclusive)
+	if v := Judge(cmps, nil, DefaultPolicy()); !strings.Contains(inconclusiveText(v), "with 6 rounds and 120 benchmarks the smallest possible adjusted p is 0.260 ≥ α=0.01; use --count ≥ 15") {
+		t.Errorf("6 rounds: %q", inconclusiveText(v))
 	}
 	r := v.Results[0]
 	if r.Gated || r.Fails() || r.Test != "" || r.PAdjusted == nil || r.P == nil {
@@ -285,27 +285,27 @@ func TestFeasibility(t *testing.T) {
 		t.Errorf("MinCount(0.01) = %d, want 5", got)
 	}
 	p := DefaultPolicy()
-	if got := CountAdvice(15, 120, p); got != "" {
-		t.Errorf("CountAdvice(15, 120) = %q, want none", got)
+	if got := adviceText(15, 120, p); got != "" {
+		t.Errorf("adviceText(15, 120) = %q, want none", got)
 	}
 	want := "with --count 10 and 120 benchmarks the paired test cannot reach α=0.01 after the holm correction (smallest possible adjusted p 0.234); benchstat's unpaired U test will judge time/op instead, less sensitive on a drifting machine; use --count ≥ 15"
-	if got := CountAdvice(10, 120, p); got != want {
-		t.Errorf("CountAdvice(10, 120):\n got  %q\n want %q", got, want)
+	if got := adviceText(10, 120, p); got != want {
+		t.Errorf("adviceText(10, 120):\n got  %q\n want %q", got, want)
 	}
 	p.Correction = NoCorrection
 	want = "with --count 5 and 1 benchmark the paired test cannot reach α=0.01 without correction (smallest possible adjusted p 0.062); benchstat's unpaired U test will judge time/op instead, less sensitive on a drifting machine; use --count ≥ 8"
-	if got := CountAdvice(5, 1, p); got != want {
-		t.Errorf("CountAdvice(5, 1, none):\n got  %q\n want %q", got, want)
+	if got := adviceText(5, 1, p); got != want {
+		t.Errorf("adviceText(5, 1, none):\n got  %q\n want %q", got, want)
 	}
 	p.Correction = Holm
 	want = "with --count 6 and 120 benchmarks the paired test cannot reach α=0.01 after the holm correction (smallest possible adjusted p 1.000); nothing can be judged; use --count ≥ 15"
-	if got := CountAdvice(6, 120, p); got != want {
-		t.Errorf("CountAdvice(6, 120):\n got  %q\n want %q", got, want)
+	if got := adviceText(6, 120, p); got != want {
+		t.Errorf("adviceText(6, 120):\n got  %q\n want %q", got, want)
 	}
 	p.Correction = NoCorrection
 	want = "with --count 5 and 1 benchmark the paired test cannot reach α=0.01 without correction (smallest possible adjusted p 0.062); benchstat's unpaired U test will judge time/op instead, less sensitive on a drifting machine; use --count ≥ 8"
-	if got := CountAdvice(5, 1, p); got != want {
-		t.Errorf("CountAdvice(5, 1, none):\n got  %q\n want %q", got, want)
+	if got := adviceText(5, 1, p); got != want {
+		t.Errorf("adviceText(5, 1, none):\n got  %q\n want %q", got, want)
 	}
 }
 
@@ -323,20 +323,20 @@ func TestTooNoisy(t *testing.T) {
 	}, nil, pairedPolicy())
 	noisy, quiet := v.Results[0], v.Results[1]
 	if !noisy.TooNoisy || noisy.Status != Unchanged || *noisy.MDE <= 0.05 {
-		t.Fatalf("noisy: too noisy %v status %q MDE %v: %s", noisy.TooNoisy, noisy.Status, *noisy.MDE, noisy.Reason)
+		t.Fatalf("noisy: too noisy %v status %q MDE %v: %s", noisy.TooNoisy, noisy.Status, *noisy.MDE, reasonText(noisy))
 	}
-	if !strings.Contains(noisy.Reason, "; too noisy to judge: changes under ") || !strings.Contains(noisy.Reason, "cannot be seen at this noise (") || !strings.Contains(noisy.Reason, "per round, 12 rounds)") {
-		t.Errorf("noisy reason %q", noisy.Reason)
+	if !strings.Contains(reasonText(noisy), "; too noisy to judge: changes under ") || !strings.Contains(reasonText(noisy), "cannot be seen at this noise (") || !strings.Contains(reasonText(noisy), "per round, 12 rounds)") {
+		t.Errorf("noisy reason %q", reasonText(noisy))
 	}
-	if quiet.TooNoisy || *quiet.MDE > 0.01 || strings.Contains(quiet.Reason, "noisy") {
-		t.Errorf("quiet: too noisy %v MDE %v: %s", quiet.TooNoisy, *quiet.MDE, quiet.Reason)
+	if quiet.TooNoisy || *quiet.MDE > 0.01 || strings.Contains(reasonText(quiet), "noisy") {
+		t.Errorf("quiet: too noisy %v MDE %v: %s", quiet.TooNoisy, *quiet.MDE, reasonText(quiet))
 	}
 	// The MDE is at the level of one benchmark among 2 under Holm: α/2.
 	if want := stats.MDE(12, noisy.Paired.Noise, 0.005); *noisy.MDE != want {
 		t.Errorf("MDE %v, want %v", *noisy.MDE, want)
 	}
-	if len(v.Warnings) != 1 || !strings.HasPrefix(v.Warnings[0], "1 benchmark is too noisy to judge at ±5%: changes under ") || !strings.HasSuffix(v.Warnings[0], "a quieter machine help): Noisy") {
-		t.Errorf("warnings %q", v.Warnings)
+	if len(v.Warnings) != 1 || !strings.HasPrefix(warningTexts(v)[0], "1 benchmark is too noisy to judge at ±5%: changes under ") || !strings.HasSuffix(warningTexts(v)[0], "a quieter machine help): Noisy") {
+		t.Errorf("warnings %q", warningTexts(v))
 	}
 }
 
@@ -366,13 +366,13 @@ func TestSuspicions(t *testing.T) {
 		measured("p", "Vary", "allocs/op", rep(3, 10), []float64{3, 4, 3, 3, 3, 3, 3, 3, 3, 3}),
 	}
 	v := Judge(cmps, nil, DefaultPolicy())
-	got := map[string][]Suspicion{}
+	got := map[string][][2]string{}
 	for _, r := range v.Results {
-		if len(r.Suspect) > 0 {
-			got[r.Name+" "+r.Unit] = r.Suspect
+		for _, sp := range r.Suspect {
+			got[r.Name+" "+r.Unit] = append(got[r.Name+" "+r.Unit], [2]string{sp.Code, suspicionHook(sp, r.Unit)})
 		}
 	}
-	want := map[string][]Suspicion{
+	want := map[string][][2]string{
 		"Empty sec/op":   {{SuspectOptimizedAway, "0.251 ns/op with 0 allocs/op on base and head: almost certainly optimized away; use the result (a sink) so the work cannot be removed"}},
 		"NoMem sec/op":   {{SuspectOptimizedAway, "0.301 ns/op (no allocation figures) on head: almost certainly optimized away; use the result (a sink) so the work cannot be removed"}},
 		"Short sec/op":   {{SuspectShortRuns, "a run timed only 100.5µs of work on base and head (b.N × time/op): too short to time reliably; use a longer --benchtime"}},
@@ -386,7 +386,7 @@ func TestSuspicions(t *testing.T) {
 		"1 benchmark timed less than 1.000ms of work per run, too little to time reliably; use a longer --benchtime: Short",
 		"allocs/op of 1 benchmark vary between rounds: reported as unstable, not judged exactly: Vary",
 	}
-	if diff := cmp.Diff(wantWarn, v.Warnings); diff != "" {
+	if diff := cmp.Diff(wantWarn, warningTexts(v)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
@@ -403,7 +403,7 @@ func TestConfirm(t *testing.T) {
 	}, nil, DefaultPolicy())
 	for i, want := range []Status{Regression, Regression, Regression, Regression, Improvement} {
 		if first.Results[i].Status != want {
-			t.Fatalf("fixture row %d: %s, want %s: %s", i, first.Results[i].Status, want, first.Results[i].Reason)
+			t.Fatalf("fixture row %d: %s, want %s: %s", i, first.Results[i].Status, want, reasonText(first.Results[i]))
 		}
 	}
 	// The confirmation re-ran Slow and Gone (Lost was not re-measured).
@@ -429,21 +429,21 @@ func TestConfirm(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rows (-want +got):\n%s", diff)
 	}
-	if r := v.Results[0]; !strings.Contains(r.Reason, "; confirmed (+10.") || r.Confirmation == nil {
-		t.Errorf("confirmed reason %q", r.Reason)
+	if r := v.Results[0]; !strings.Contains(reasonText(r), "; confirmed (+10.") || r.Confirmation == nil {
+		t.Errorf("confirmed reason %q", reasonText(r))
 	}
-	if r := v.Results[1]; r.Reason != "vanished on confirmation (screen: +8.0%, p=0.002; confirm: +0.8%, p<0.001)" || r.Confirmation == nil || r.Fails() {
-		t.Errorf("vanished reason %q", r.Reason)
+	if r := v.Results[1]; reasonText(r) != "vanished on confirmation (screen: +8.0%, p=0.002; confirm: +0.8%, p<0.001)" || r.Confirmation == nil || r.Fails() {
+		t.Errorf("vanished reason %q", reasonText(r))
 	}
-	if r := v.Results[2]; !strings.HasSuffix(r.Reason, "; could not be confirmed (not re-measured): kept") {
-		t.Errorf("kept reason %q", r.Reason)
+	if r := v.Results[2]; !strings.HasSuffix(reasonText(r), "; could not be confirmed (not re-measured): kept") {
+		t.Errorf("kept reason %q", reasonText(r))
 	}
 	// A confirmation that cannot judge (too few rounds) keeps the
 	// regression too.
 	short := Judge([]stats.Comparison{measured("p", "Gone", "sec/op", spread(100, 3), spread(100, 3))}, nil, DefaultPolicy())
 	if r := Confirm(only(first, 1), short).Results[0]; r.Status != Regression || r.Confirmed != nil || r.Confirmation == nil ||
-		!strings.HasSuffix(r.Reason, "; could not be confirmed (inconclusive): kept") {
-		t.Errorf("inconclusive confirmation: %s %v %q", r.Status, r.Confirmed, r.Reason)
+		!strings.HasSuffix(reasonText(r), "; could not be confirmed (inconclusive): kept") {
+		t.Errorf("inconclusive confirmation: %s %v %q", r.Status, r.Confirmed, reasonText(r))
 	}
 	if v.Pass || !v.Confirmed || len(v.Failures) != 1 {
 		t.Errorf("pass %v confirmed %v failures %v", v.Pass, v.Confirmed, v.Failures)
@@ -456,7 +456,7 @@ func TestConfirm(t *testing.T) {
 	onlyGone := Judge([]stats.Comparison{gone}, nil, DefaultPolicy())
 	again := Judge([]stats.Comparison{measured("p", "Gone", "sec/op", spread(100, 12), spread(101, 12))}, nil, DefaultPolicy())
 	if v := Confirm(onlyGone, again); !v.Pass || v.Results[0].Status != Unchanged {
-		t.Errorf("vanished-only verdict: pass %v %s", v.Pass, v.Results[0].Reason)
+		t.Errorf("vanished-only verdict: pass %v %s", v.Pass, reasonText(v.Results[0]))
 	}
 }
 
@@ -473,14 +473,14 @@ func TestJudgeWithLooks(t *testing.T) {
 	p := pairedPolicy()
 	p.Looks = []int{5, 9, 10}
 	r := Judge([]stats.Comparison{c}, nil, p).Results[0]
-	if r.Status != Regression || math.Abs(*r.PAdjusted-8.0/1024) > 1e-15 || r.Reason != "p=0.008 (raw 0.004, 2 looks) < α=0.01 and +10.0% ≥ +5%" {
-		t.Errorf("%s %.20g %q", r.Status, *r.PAdjusted, r.Reason)
+	if r.Status != Regression || math.Abs(*r.PAdjusted-8.0/1024) > 1e-15 || reasonText(r) != "p=0.008 (raw 0.004, 2 looks) < α=0.01 and +10.0% ≥ +5%" {
+		t.Errorf("%s %.20g %q", r.Status, *r.PAdjusted, reasonText(r))
 	}
 	// Looks after 8, 9, 10 and 11 rounds: the round-8 look cannot give
 	// 0.0039 (its floor is 0.0078), the other three can: 3 × 0.0039 ≥ 0.01.
 	p.Looks = []int{8, 9, 10, 11}
-	if r := Judge([]stats.Comparison{c}, nil, p).Results[0]; r.Status != Unchanged || r.Reason != "+10.0% but p=0.012 (raw 0.004, 3 looks) ≥ α=0.01: not significant" {
-		t.Errorf("%s %q", r.Status, r.Reason)
+	if r := Judge([]stats.Comparison{c}, nil, p).Results[0]; r.Status != Unchanged || reasonText(r) != "+10.0% but p=0.012 (raw 0.004, 3 looks) ≥ α=0.01: not significant" {
+		t.Errorf("%s %q", r.Status, reasonText(r))
 	}
 }
 
@@ -536,10 +536,10 @@ func TestLook(t *testing.T) {
 		measured("p", "Slow", "allocs/op", rep(1, 12), rep(1, 12)),
 	}
 	got := Look(cmps, p)
-	if d, ok := got[cmps[0].Key]; !ok || d.Status != Regression || d.Rounds != 12 || !strings.Contains(d.Reason, "(raw <0.001, holm) < α=0.01") {
+	if d, ok := got[cmps[0].Key]; !ok || d.Status != Regression || d.Rounds != 12 || !strings.Contains(decisionText(d), "(raw <0.001, holm) < α=0.01") {
 		t.Errorf("Slow: %+v", d)
 	}
-	if d, ok := got[cmps[1].Key]; !ok || d.Status != Unchanged || !strings.HasPrefix(d.Reason, "within ±5%: the 98% interval of the change is ") {
+	if d, ok := got[cmps[1].Key]; !ok || d.Status != Unchanged || !strings.HasPrefix(decisionText(d), "within ±5%: the 98% interval of the change is ") {
 		t.Errorf("Same: %+v", d)
 	}
 	if d, ok := got[cmps[2].Key]; ok {

@@ -1,11 +1,9 @@
 package gate
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // Scaling is how the time/op of one benchmark changes with GOMAXPROCS on
@@ -31,9 +29,8 @@ type Scaling struct {
 	Change *float64
 	// Worse reports that parallel scaling got worse.
 	Worse bool
-	// Reason is one sentence saying why Worse is what it is, with the
-	// figures.
-	Reason string
+	// Reason says why Worse is what it is, with the figures.
+	Reason ScalingReason
 }
 
 // scalingMember is one cpu value of a benchmark: the row judged at it.
@@ -120,80 +117,60 @@ func judgeScaling(results []Result, p Policy) []Scaling {
 // judgeScalingRule sets s.Change, s.Worse and s.Reason from the rows at
 // the smallest (lo) and the largest (hi) cpu value.
 func judgeScalingRule(s *Scaling, lo, hi scalingMember, p Policy) {
-	last := len(s.CPUs) - 1
-	speedUp := fmt.Sprintf("speed-up at cpu %d %s → %s", hi.cpu, fmtTimes(s.Base[last]), fmtTimes(s.Head[last]))
-	var unpaired []string
+	s.Reason = ScalingReason{Threshold: p.Threshold}
 	for _, m := range []scalingMember{lo, hi} {
 		if m.r.Paired == nil {
-			unpaired = append(unpaired, strconv.Itoa(m.cpu))
+			s.Reason.CPUs = append(s.Reason.CPUs, m.cpu)
 		}
 	}
-	if len(unpaired) > 0 {
-		s.Reason = "not judged: no paired rounds at cpu " + strings.Join(unpaired, " and ") + "; " + speedUp
+	if len(s.Reason.CPUs) > 0 {
+		s.Reason.Code = ScalingUnpaired
 		return
 	}
 	rl, rh := lo.r.Paired, hi.r.Paired
 	change := rh.Ratio/rl.Ratio - 1
 	s.Change = ptr(change)
-	var short []string
 	for _, m := range []scalingMember{lo, hi} {
 		if math.IsInf(m.r.Paired.High, 1) || m.r.Paired.Low <= 0 {
-			short = append(short, fmt.Sprintf("cpu %d (%s)", m.cpu, plural(m.r.Paired.N, "round")))
+			s.Reason.CPUs = append(s.Reason.CPUs, m.cpu)
+			s.Reason.Rounds = append(s.Reason.Rounds, m.r.Paired.N)
 		}
 	}
-	if len(short) > 0 {
-		s.Reason = "not judged: too few rounds for an interval at " + strings.Join(short, " and ") + "; " + speedUp
+	if len(s.Reason.CPUs) > 0 {
+		s.Reason.Code = ScalingFewRounds
 		return
 	}
-	figures := fmt.Sprintf("%s; head/base %s at cpu %d, %s at cpu %d", speedUp,
-		ratioInterval(rl.Ratio, rl.Low, rl.High), lo.cpu, ratioInterval(rh.Ratio, rh.Low, rh.High), hi.cpu)
+	s.Reason.Lo = &Interval{Confidence: rl.Confidence, Estimate: rl.Ratio - 1, Low: rl.Low - 1, High: rl.High - 1}
+	s.Reason.Hi = &Interval{Confidence: rh.Confidence, Estimate: rh.Ratio - 1, Low: rh.Low - 1, High: rh.High - 1}
 	disjointUp := rh.Low > rl.High
 	disjointDown := rh.High < rl.Low
 	up := change >= p.Threshold-thresholdSlack
 	down := change <= -p.Threshold+thresholdSlack
-	thr := fmtNum(100 * p.Threshold)
-	var verdict string
 	switch {
 	case up && disjointUp:
 		s.Worse = true
-		verdict = fmt.Sprintf("scaling got worse (%s ≥ +%s%%, intervals disjoint)", fmtPct(change), thr)
+		s.Reason.Code = ScalingWorse
 	case down && disjointDown:
-		verdict = fmt.Sprintf("scaling got better (%s ≤ -%s%%, intervals disjoint)", fmtPct(change), thr)
+		s.Reason.Code = ScalingBetter
 	case disjointUp || disjointDown:
-		verdict = fmt.Sprintf("scaling changed by %s, within ±%s%%", fmtPct(change), thr)
+		s.Reason.Code = ScalingWithin
 	default:
-		verdict = fmt.Sprintf("no significant change of scaling (%s, intervals overlap)", fmtPct(change))
+		s.Reason.Code = ScalingSame
 	}
-	s.Reason = verdict + ": " + figures
 }
-
-// ratioInterval formats a ratio and its interval as changes: "+7.3%
-// [+5.1%, +9.8%]".
-func ratioInterval(r, lo, hi float64) string {
-	return fmtPct(r-1) + " [" + fmtPct(lo-1) + ", " + fmtPct(hi-1) + "]"
-}
-
-// fmtTimes formats a speed-up: "6.50×".
-func fmtTimes(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "×" }
 
 // scalingWarnings summarizes the benchmarks whose scaling got worse.
-func scalingWarnings(ss []Scaling, p Policy) []string {
-	var names []string
+func scalingWarnings(ss []Scaling, p Policy) []Warning {
+	var names []Bench
 	for _, s := range ss {
 		if s.Worse {
-			last := len(s.CPUs) - 1
-			names = append(names, fmt.Sprintf("%s (cpu %d: %s → %s)", s.Name, s.CPUs[last], fmtTimes(s.Base[last]), fmtTimes(s.Head[last])))
+			names = append(names, Bench{s.Package, s.Name})
 		}
 	}
 	if len(names) == 0 {
 		return nil
 	}
-	gated := "not gated"
-	if p.FailOnScaling {
-		gated = "fails the gate"
-	}
-	return []string{fmt.Sprintf("parallel scaling got worse for %s (head's speed-up at the largest cpu value fell short of base's by ≥ %s%%: the symptom of contention or false sharing; %s): %s",
-		plural(len(names), "benchmark"), fmtNum(100*p.Threshold), gated, nameList(names))}
+	return []Warning{{Code: WarnScalingWorse, Benchmarks: names, Threshold: p.Threshold, Gated: p.FailOnScaling}}
 }
 
 // ScalingWorse returns the scalings that got worse, in order.

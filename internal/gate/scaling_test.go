@@ -84,18 +84,18 @@ func TestScalingWorse(t *testing.T) {
 		t.Errorf("Encode speed-ups: base %v, head %v", enc.Base, enc.Head)
 	}
 	if !enc.Worse || enc.Change == nil || math.Abs(*enc.Change-1.5) > 0.02 {
-		t.Errorf("Encode: worse %v, change %v, reason %q", enc.Worse, enc.Change, enc.Reason)
+		t.Errorf("Encode: worse %v, change %v, reason %q", enc.Worse, enc.Change, scalingText(enc))
 	}
-	if !strings.HasPrefix(enc.Reason, "scaling got worse (+149.8% ≥ +5%, intervals disjoint)") || !strings.Contains(enc.Reason, "speed-up at cpu 8 6.50× → 2.60×; head/base") {
-		t.Errorf("Encode reason: %q", enc.Reason)
+	if !strings.HasPrefix(scalingText(enc), "scaling got worse (+149.8% ≥ +5%, intervals disjoint)") || !strings.Contains(scalingText(enc), "speed-up at cpu 8 6.50× → 2.60×; head/base") {
+		t.Errorf("Encode reason: %q", scalingText(enc))
 	}
 	if dec.Name != "Decode" || dec.Worse || dec.Change == nil || math.Abs(*dec.Change) > 0.01 ||
-		!strings.HasPrefix(dec.Reason, "no significant change of scaling") {
-		t.Errorf("Decode: worse %v, change %v, reason %q", dec.Worse, dec.Change, dec.Reason)
+		!strings.HasPrefix(scalingText(dec), "no significant change of scaling") {
+		t.Errorf("Decode: worse %v, change %v, reason %q", dec.Worse, dec.Change, scalingText(dec))
 	}
 	want := "parallel scaling got worse for 1 benchmark (head's speed-up at the largest cpu value fell short of base's by ≥ 5%: the symptom of contention or false sharing; not gated): Encode/size=64 (cpu 8: 6.50× → 2.60×)"
-	if !containsString(v.Warnings, want) {
-		t.Errorf("warnings %q lack %q", v.Warnings, want)
+	if !containsString(warningTexts(v), want) {
+		t.Errorf("warnings %q lack %q", warningTexts(v), want)
 	}
 	if got := v.ScalingWorse(); len(got) != 1 || got[0].Name != "Encode/size=64" {
 		t.Errorf("ScalingWorse = %+v", got)
@@ -128,8 +128,8 @@ func TestScalingIsNotGatedByDefault(t *testing.T) {
 	if v.Pass {
 		t.Errorf("FailOnScaling: pass, want fail")
 	}
-	if !strings.Contains(strings.Join(v.Warnings, "\n"), "contention or false sharing; fails the gate): Lock (cpu 8: 8.00× → 4.00×)") {
-		t.Errorf("warnings %q", v.Warnings)
+	if !strings.Contains(strings.Join(warningTexts(v), "\n"), "contention or false sharing; fails the gate): Lock (cpu 8: 8.00× → 4.00×)") {
+		t.Errorf("warnings %q", warningTexts(v))
 	}
 	// Confirm keeps the screening's scaling.
 	if c := Confirm(v, Verdict{}); len(c.Scaling) != 1 || c.Pass {
@@ -172,13 +172,13 @@ func TestScalingNotWorse(t *testing.T) {
 				t.Fatalf("%d scalings", len(v.Scaling))
 			}
 			s := v.Scaling[0]
-			if s.Worse || !strings.HasPrefix(s.Reason, tt.reason) {
-				t.Errorf("worse %v, reason %q; want not worse, reason %q…", s.Worse, s.Reason, tt.reason)
+			if s.Worse || !strings.HasPrefix(scalingText(s), tt.reason) {
+				t.Errorf("worse %v, reason %q; want not worse, reason %q…", s.Worse, scalingText(s), tt.reason)
 			}
 			if (s.Change == nil) != !tt.paired {
 				t.Errorf("change %v with paired %v", s.Change, tt.paired)
 			}
-			for _, w := range v.Warnings {
+			for _, w := range warningTexts(v) {
 				if strings.Contains(w, "scaling") {
 					t.Errorf("warning %q", w)
 				}
@@ -217,8 +217,8 @@ func TestScalingRule(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := Scaling{CPUs: []int{1, 8}, Base: []float64{1, 8}, Head: []float64{1, 4}}
 			judgeScalingRule(&s, scalingMember{1, tt.lo}, scalingMember{8, tt.hi}, DefaultPolicy())
-			if s.Worse != tt.worse || !strings.HasPrefix(s.Reason, tt.reason) {
-				t.Errorf("worse %v, reason %q; want %v, %q…", s.Worse, s.Reason, tt.worse, tt.reason)
+			if s.Worse != tt.worse || !strings.HasPrefix(scalingText(s), tt.reason) {
+				t.Errorf("worse %v, reason %q; want %v, %q…", s.Worse, scalingText(s), tt.worse, tt.reason)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -96,8 +95,8 @@ type Decision struct {
 	// threshold at a planned look), or Unchanged (shown to be within
 	// ±Threshold: futility).
 	Status Status
-	// Reason is one sentence, like Result.Reason.
-	Reason string
+	// Reason is why, like Result.Reason; ReasonEquivalent for futility.
+	Reason Reason
 	// Rounds is the number of pairs the decision rests on.
 	Rounds int
 }
@@ -149,8 +148,8 @@ func Look(cmps []stats.Comparison, p Policy) map[stats.Key]Decision {
 		if lo-1 > -p.Threshold+thresholdSlack && hi-1 < p.Threshold-thresholdSlack {
 			out[r.Key] = Decision{
 				Status: Unchanged,
-				Reason: fmt.Sprintf("within ±%s%%: the %s%% interval of the change is %s to %s after %d rounds",
-					fmtNum(100*p.Threshold), fmtNum(100*conf), fmtPct(lo-1), fmtPct(hi-1), n),
+				Reason: Reason{Code: ReasonEquivalent, Threshold: p.Threshold, Alpha: p.Alpha, Rounds: n,
+					Interval: &Interval{Confidence: conf, Estimate: r.Paired.Ratio - 1, Low: lo - 1, High: hi - 1}},
 				Rounds: n,
 			}
 		}

@@ -1,12 +1,9 @@
 package gate
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/benchgate/benchgate/internal/stats"
-	"golang.org/x/perf/benchunit"
 )
 
 // A Suspicion is a reason to distrust what a benchmark reports: warnings
@@ -15,8 +12,18 @@ import (
 type Suspicion struct {
 	// Code is one of the Suspect* constants.
 	Code string
-	// Message is one sentence for people.
-	Message string
+	// Sides are the sides it was seen on (SideBase, SideHead).
+	Sides []string
+	// Value is, for SuspectOptimizedAway, the median time/op of the first
+	// of Sides, and for SuspectShortRuns the shortest typical run, in
+	// seconds.
+	Value float64
+	// NoAllocs: SuspectOptimizedAway without allocs/op figures to show
+	// that nothing is allocated.
+	NoAllocs bool
+	// Base and Head are, for SuspectAllocsVary, the ranges of the sides
+	// that vary (nil for a constant side).
+	Base, Head *Range
 }
 
 // The codes of a Suspicion.
@@ -74,13 +81,7 @@ func suspectTime(c stats.Comparison, allocs map[benchKey]stats.Comparison) []Sus
 		if fast[0] == SideBase {
 			s = c.Base
 		}
-		allocNote := "with 0 allocs/op"
-		if !hasAllocs {
-			allocNote = "(no allocation figures)"
-		}
-		out = append(out, Suspicion{SuspectOptimizedAway, fmt.Sprintf(
-			"%s ns/op %s on %s: almost certainly optimized away; use the result (a sink) so the work cannot be removed",
-			trimFloat(s.Center*1e9), allocNote, strings.Join(fast, " and "))})
+		out = append(out, Suspicion{Code: SuspectOptimizedAway, Sides: fast, Value: s.Center, NoAllocs: !hasAllocs})
 	}
 	var short []string
 	shortest := 0.0
@@ -100,9 +101,7 @@ func suspectTime(c stats.Comparison, allocs map[benchKey]stats.Comparison) []Sus
 		}
 	}
 	if len(short) > 0 {
-		out = append(out, Suspicion{SuspectShortRuns, fmt.Sprintf(
-			"a run timed only %s of work on %s (b.N × time/op): too short to time reliably; use a longer --benchtime",
-			benchunit.Scale(shortest, benchunit.Decimal)+"s", strings.Join(short, " and "))})
+		out = append(out, Suspicion{Code: SuspectShortRuns, Sides: short, Value: shortest})
 	}
 	return out
 }
@@ -124,17 +123,12 @@ func runTime(obs []stats.Obs) float64 {
 
 // suspectAllocs returns the suspicion of an unstable allocation row.
 func suspectAllocs(r Result) []Suspicion {
-	var parts []string
+	sp := Suspicion{Code: SuspectAllocsVary}
 	if r.Base != nil && !r.Base.Constant {
-		parts = append(parts, "base "+exactRange(r.Base))
+		sp.Sides, sp.Base = append(sp.Sides, SideBase), ptr(rangeOf(r.Base))
 	}
 	if r.Head != nil && !r.Head.Constant {
-		parts = append(parts, "head "+exactRange(r.Head))
+		sp.Sides, sp.Head = append(sp.Sides, SideHead), ptr(rangeOf(r.Head))
 	}
-	return []Suspicion{{SuspectAllocsVary, fmt.Sprintf(
-		"%s varies between rounds (%s): something allocates outside the benchmark loop or in the background, so the exact check cannot apply",
-		r.Unit, strings.Join(parts, ", "))}}
+	return []Suspicion{sp}
 }
-
-// trimFloat formats v with 3 significant digits ("0.25").
-func trimFloat(v float64) string { return fmt.Sprintf("%.3g", v) }

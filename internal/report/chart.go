@@ -2,7 +2,6 @@ package report
 
 import (
 	"math"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,43 +61,28 @@ func chartRows(results []gate.Result) ([]gate.Result, int) {
 	return rows[:min(len(rows), maxChartRows)], len(rows)
 }
 
-// chart renders the Mermaid chart of the largest time/op changes, or ""
-// when fewer than 2 rows have a paired estimate with an interval.
+// chartMarkdown renders a chart as Mermaid.
 //
 // Mermaid's xychart draws every bar from the axis minimum, not from 0, so
 // signed changes would be drawn as bars whose length means nothing. The
 // chart shows the size of each change instead, on an axis from 0, as two
 // bar series, slower and faster (one of them 0 in each row, so that
 // stacked and overlaid series render alike), with the interval of the
-// size as two lines; each label carries the signed change.
-func chart(results []gate.Result) string {
-	rows, total := chartRows(results)
-	if len(rows) < 2 {
-		return ""
-	}
-	// Names shared by rows of different packages are qualified with the
-	// package's last element; labels must be distinct, or Mermaid merges
-	// their categories.
-	count := map[string]int{}
-	for _, r := range rows {
-		count[r.Name]++
-	}
+// size as two lines; each label carries the signed change. Labels must be
+// distinct, or Mermaid merges their categories.
+func chartMarkdown(c *Chart) string {
 	seen := map[string]int{}
 	var labels, slower, faster, low, high []string
 	top := 0.0
-	for _, r := range rows {
-		name := r.Name
-		if count[name] > 1 && r.Package != "" {
-			name = path.Base(r.Package) + "." + name
-		}
-		label := mermaidText(name, maxChartLabel)
+	for _, bar := range c.Bars {
+		label := mermaidText(bar.Label, maxChartLabel)
 		seen[label]++
 		if n := seen[label]; n > 1 {
 			label += " (" + strconv.Itoa(n) + ")"
 		}
-		est := 100 * (r.Paired.Ratio - 1)
-		lo, hi := 100*(r.Paired.Low-1), 100*(r.Paired.High-1)
-		labels = append(labels, `"`+label+" "+chartPct(r.Paired.Ratio-1)+`"`)
+		est := 100 * bar.Change
+		lo, hi := 100*bar.Low, 100*bar.High
+		labels = append(labels, `"`+label+" "+chartPct(bar.Change)+`"`)
 		s, f := 0.0, 0.0
 		if est > 0 {
 			s = est
@@ -114,14 +98,6 @@ func chart(results []gate.Result) string {
 		top = math.Max(top, math.Max(aHi, math.Max(s, f)))
 	}
 	var b strings.Builder
-	b.WriteString("\n#### Largest time/op changes\n\n")
-	b.WriteString("Bars: the size of the paired change head/base − 1 in % (red: slower, green: faster); grey lines: the bounds of its 95% interval. ")
-	if total > len(rows) {
-		b.WriteString("The " + strconv.Itoa(len(rows)) + " largest of " + strconv.Itoa(total) + " time/op rows, ")
-	} else {
-		b.WriteString("All " + strconv.Itoa(total) + " time/op rows with a paired interval, ")
-	}
-	b.WriteString("regressions first, then improvements.\n\n")
 	b.WriteString("```mermaid\n")
 	b.WriteString(`%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "` + chartPalette + `"}}}}%%` + "\n")
 	b.WriteString("xychart-beta horizontal\n")

@@ -71,7 +71,7 @@ func pairedRow(pkg, name string, status gate.Status, ratio float64) gate.Result 
 			Head:   summary(rep(ratio*1e-6, 10)...),
 			Paired: &stats.Paired{N: 10, Ratio: ratio, Low: ratio * 0.99, High: ratio * 1.01, Confidence: 0.95},
 		},
-		Kind: gate.Time, Status: status, Test: gate.TestPaired, Delta: &d, Reason: "constructed",
+		Kind: gate.Time, Status: status, Test: gate.TestPaired, Delta: &d,
 	}
 }
 
@@ -125,11 +125,12 @@ func TestChartHostileNames(t *testing.T) {
 	v := gate.Verdict{Results: results, Policy: gate.DefaultPolicy()}
 	md := Markdown(v, Meta{}, Options{})
 	body := mermaidBlock(t, md)
-	// Nothing of the names escapes the fence or the labels.
-	outside := stripFences(t, md)
-	for _, d := range []string{"<img", "```", `"]`} {
-		if strings.Contains(outside, d) {
-			t.Errorf("report contains %q outside code blocks", d)
+	// Nothing of the names escapes the fence, the labels or the code
+	// spans of the tables.
+	r := checkGFM(t, md)
+	for _, name := range hostileMermaid {
+		if !r.hasCode(neutral(name)) {
+			t.Errorf("%q is not shown as code", name)
 		}
 	}
 	for i, line := range strings.Split(body, "\n") {
@@ -222,21 +223,27 @@ func TestChartIsDroppedFirst(t *testing.T) {
 	}
 	v := gate.Verdict{Results: results, Policy: gate.DefaultPolicy()}
 	full := Markdown(v, Meta{}, Options{})
-	pic := chart(results)
+	d := Build(v, Meta{})
+	var pic string
+	for _, s := range d.Sections {
+		if _, ok := s.Body.(*Chart); ok {
+			pic = mdSection(s, 1)
+		}
+	}
 	if !strings.Contains(full, pic) || pic == "" {
 		t.Fatalf("full report lacks the chart")
 	}
 	noChart := strings.Replace(full, pic, "", 1)
 	note := "\n**Cut to fit the size limit:** not shown are the chart of the largest changes.\n"
 	// Markdown reserves room for the longest cut line.
-	reserve := len(cutNote([]cut{{total: 4, what: "regressions"}, {total: 4, what: "other results"}, {total: 1, whole: "the chart of the largest changes"}}, ""))
+	reserve := len(cutNote(d.Sections, nil, ""))
 	for _, limit := range []int{len(full) + reserve, len(full) + reserve - 1, len(noChart) + reserve, len(noChart) + reserve - 1} {
 		md := Markdown(v, Meta{}, Options{MaxChars: limit})
 		if len(md) > limit {
 			t.Errorf("MaxChars %d: %d bytes", limit, len(md))
 		}
 		hasChart := strings.Contains(md, "```mermaid")
-		rows := strings.Count(md, "\n| Slow") + strings.Count(md, "\n| Same")
+		rows := strings.Count(md, "\n| `Slow") + strings.Count(md, "\n| `Same")
 		switch {
 		case limit >= len(full)+reserve:
 			if !hasChart || md != full {
@@ -247,7 +254,7 @@ func TestChartIsDroppedFirst(t *testing.T) {
 				t.Errorf("MaxChars %d: chart %v, %d of 8 rows, note %v; want the chart dropped, every row, the note", limit, hasChart, rows, strings.Contains(md, note))
 			}
 		default:
-			if hasChart || rows == 8 || strings.Count(md, "\n| Slow") != 4 {
+			if hasChart || rows == 8 || strings.Count(md, "\n| `Slow") != 4 {
 				t.Errorf("MaxChars %d: chart %v, %d rows; want no chart, some rows cut, every regression", limit, hasChart, rows)
 			}
 		}

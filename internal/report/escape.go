@@ -146,9 +146,6 @@ func truncate(s string, n int) string {
 	return s[:i] + "…"
 }
 
-// esc truncates and escapes an untrusted inline string.
-func esc(s string) string { return Escape(truncate(s, maxInline)) }
-
 // Limits on failure output shown in a report.
 const (
 	maxOutputLines = 20
@@ -162,27 +159,9 @@ const (
 // characters their code point ("<U+202E>", see [Visible]). Inside a
 // code block nothing is Markdown, HTML, a mention or a reference.
 func codeBlock(out string) string {
-	out = strings.ToValidUTF8(out, "\uFFFD")
-	out = strings.ReplaceAll(out, "\r\n", "\n")
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	more := 0
-	if len(lines) > maxOutputLines {
-		more = len(lines) - maxOutputLines
-		lines = lines[:maxOutputLines]
-	}
+	lines := outputLines(out)
 	longest := 0
-	for i, l := range lines {
-		l = Visible(strings.Map(func(r rune) rune {
-			if r == '\t' {
-				return r
-			}
-			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
-				return utf8.RuneError
-			}
-			return r
-		}, l))
-		l = truncate(l, maxOutputLine)
-		lines[i] = l
+	for _, l := range lines {
 		run := 0
 		for _, r := range l {
 			if r == '`' {
@@ -193,11 +172,40 @@ func codeBlock(out string) string {
 			}
 		}
 	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "text\n" + strings.Join(lines, "\n") + "\n" + fence + "\n"
+}
+
+// outputLines are the lines of captured output shown in a report: at most
+// maxOutputLines lines of maxOutputLine runes, then a line saying how
+// many more; control characters (but tabs) and invalid UTF-8 become
+// U+FFFD, invisible characters their code point ("<U+202E>", see
+// [Visible]).
+func outputLines(out string) []string {
+	out = strings.ToValidUTF8(out, "\uFFFD")
+	out = strings.ReplaceAll(out, "\r\n", "\n")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	more := 0
+	if len(lines) > maxOutputLines {
+		more = len(lines) - maxOutputLines
+		lines = lines[:maxOutputLines]
+	}
+	for i, l := range lines {
+		l = Visible(strings.Map(func(r rune) rune {
+			if r == '\t' {
+				return r
+			}
+			if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+				return utf8.RuneError
+			}
+			return r
+		}, l))
+		lines[i] = truncate(l, maxOutputLine)
+	}
 	if more > 0 {
 		lines = append(lines, "… "+strconv.Itoa(more)+" more lines")
 	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	return fence + "text\n" + strings.Join(lines, "\n") + "\n" + fence + "\n"
+	return lines
 }
 
 // codeSpan renders a trusted single-line string (a path, a command) as an
@@ -253,4 +261,34 @@ func mermaidText(s string, n int) string {
 		return '_'
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 	return truncate(s, n)
+}
+
+// neutral makes untrusted text inert on a terminal and inside a Markdown
+// code span: line breaks and tabs become spaces; other control
+// characters (the escape of ANSI sequences among them) and invisible ones
+// (see [Invisible]) are shown by their code point, "<U+001B>",
+// "<U+202E>"; invalid UTF-8 becomes U+FFFD. Everything else is kept.
+func neutral(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || r < 0x20 || (r >= 0x7f && r < 0xa0) || r == '\u2028' || r == '\u2029' || Invisible(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f' || r == '\u2028' || r == '\u2029' || r == '\u0085':
+			b.WriteByte(' ')
+		case r < 0x20 || (r >= 0x7f && r < 0xa0) || Invisible(r):
+			b.WriteString("<" + codePoint(r) + ">")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -315,15 +315,18 @@ func TestReportsShowInvisible(t *testing.T) {
 	v := gate.Verdict{Results: []gate.Result{{
 		Comparison: stats.Comparison{Key: stats.Key{Package: "example.com/www.example.com", Name: name, Unit: "sec/op"},
 			Base: summary(rep(1e-6, 10)...), Head: summary(rep(1.2e-6, 10)...)},
-		Kind: gate.Time, Status: gate.Regression, Gated: true, Reason: "slower", Delta: &d, P: &p,
+		Kind: gate.Time, Status: gate.Regression, Gated: true, Delta: &d, P: &p,
 	}}}
 	md := Markdown(v, Meta{}, Options{})
-	text := html.UnescapeString(stripFences(t, md))
-	if !strings.Contains(text, "Enc<U+200B>ode/https:\u200b//github.com/x/y/issues/1-8") {
-		t.Errorf("the name is not shown with its invisible character made visible:\n%s", md)
+	r := checkGFM(t, md)
+	if !r.hasCode("Enc<U+200B>ode/https://github.com/x/y/issues/1-8") || !r.hasCode("example.com/www.example.com") {
+		t.Errorf("the names are not shown whole, their invisible character made visible: %q", r.code)
 	}
-	if links := gfmAutolinks(text); links != nil {
+	if links := gfmAutolinks(r.text); links != nil {
 		t.Errorf("the Markdown report autolinks %q:\n%s", links, md)
+	}
+	if txt := Text(v, Meta{}, TextOptions{}); !strings.Contains(txt, "Enc<U+200B>ode/https://github.com/x/y/issues/1-8") {
+		t.Errorf("the text report does not show the name with its invisible character made visible:\n%s", txt)
 	}
 	js, err := JSON(v, Meta{})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -314,8 +315,8 @@ func TestFixtureVerdict(t *testing.T) {
 			}
 		}
 	}
-	if v.MinCount != 12 || v.Family != 14 || !strings.HasPrefix(v.Inconclusive, "time/op could not be judged for 1 benchmark") {
-		t.Errorf("MinCount %d, Family %d, Inconclusive %q", v.MinCount, v.Family, v.Inconclusive)
+	if v.MinCount != 12 || v.Family != 14 || !strings.HasPrefix(Inconclusive(v), "time/op could not be judged for 1 benchmark") {
+		t.Errorf("MinCount %d, Family %d, Inconclusive %q", v.MinCount, v.Family, Inconclusive(v))
 	}
 }
 
@@ -327,6 +328,9 @@ func TestGolden(t *testing.T) {
 		t.Errorf("cut report has %d bytes, limit 4000", len(cut))
 	}
 	golden(t, "report-cut.md", []byte(cut))
+	golden(t, "report.txt", []byte(Text(v, m, TextOptions{})))
+	golden(t, "report-narrow.txt", []byte(Text(v, m, TextOptions{Width: 100})))
+	golden(t, "report-color.txt", []byte(Text(v, m, TextOptions{Color: true, Width: 100})))
 	j, err := JSON(v, m)
 	if err != nil {
 		t.Fatal(err)
@@ -334,40 +338,102 @@ func TestGolden(t *testing.T) {
 	golden(t, "report.json", j)
 }
 
-// dangerous are substrings that must never appear in a report built from
-// hostile input.
-var dangerous = []string{"<img", "@octocat", "[link](x)", "`code`", "*b*", "</details>\n<img"}
-
+// TestMarkdownHostile renders the report of the fixture, whose names,
+// ref and failure output are hostile, as GitHub would: every name is
+// shown whole and exactly, in a code span; nothing becomes HTML, a link,
+// a mention or a reference; tables keep their columns.
 func TestMarkdownHostile(t *testing.T) {
 	v, m := fixtureVerdict(t)
-	md := Markdown(v, m, Options{Marker: "<!-- benchgate:example -->"})
-	if !strings.HasPrefix(md, "<!-- benchgate:example -->\n") {
-		t.Errorf("marker is not the first line:\n%s", md[:min(len(md), 200)])
-	}
-	// Outside the fenced failure output, no dangerous text survives.
-	outside := stripFences(t, md)
-	for _, d := range dangerous {
-		if strings.Contains(outside, d) {
-			t.Errorf("report contains %q outside code blocks", d)
+	for _, limit := range []int{0, 4000} {
+		md := Markdown(v, m, Options{Marker: "<!-- benchgate:example -->", MaxChars: limit, DetailsURL: "https://github.com/o/r/actions/runs/1"})
+		if !strings.HasPrefix(md, "<!-- benchgate:example -->\n") {
+			t.Errorf("marker is not the first line:\n%s", md[:min(len(md), 200)])
 		}
-	}
-	// Every table row has exactly the 11 pipes of its 10 columns.
-	for _, line := range strings.Split(outside, "\n") {
-		if strings.HasPrefix(line, "|") {
-			if n := strings.Count(line, "|"); n != 11 {
-				t.Errorf("table row with %d pipes: %s", n, line)
+		r := checkGFM(t, md)
+		for _, name := range []string{"feature/@octocat", "example.com/codec", "Encode/format=json-8"} {
+			if !r.hasCode(name) {
+				t.Errorf("MaxChars %d: %q is not shown as code", limit, name)
 			}
 		}
-	}
-	// The hostile name is shown (escaped), not dropped.
-	if !strings.Contains(md, Escape(hostileName)) {
-		t.Errorf("escaped hostile name missing")
-	}
-	// The failure output is inside a fence longer than its backtick runs.
-	if !strings.Contains(md, "````text\npanic: runtime error") {
-		t.Errorf("failure output is not in a 4-backtick fence:\n%s", md)
+		if limit == 0 && !r.hasCode(hostileName) {
+			t.Errorf("the hostile name is not shown whole as code: %q", r.code)
+		}
+		// The failure output is inside a fence longer than its backtick
+		// runs, shown as it is.
+		if !strings.Contains(md, "````text\npanic: runtime error") || !strings.Contains(r.html, "&lt;img src=x onerror=alert(1)&gt; @octocat\n") {
+			t.Errorf("MaxChars %d: failure output is not in a 4-backtick fence:\n%s", limit, md)
+		}
+		if strings.Contains(md, "&#") && !strings.Contains(md, "need &#62;= 6") {
+			t.Errorf("MaxChars %d: entities outside prose", limit)
+		}
 	}
 }
+
+// TestTextHostile: the text report shows the hostile names readably,
+// with no escape, entity or invisible character.
+func TestTextHostile(t *testing.T) {
+	v, m := fixtureVerdict(t)
+	evil := "Evil/\x1b[31mred\x1b[0m\u202eevil\u200b|@team/#01<img>-8"
+	for i := range v.Results {
+		if v.Results[i].Name == hostileName {
+			v.Results[i].Name = evil
+		}
+	}
+	m.Notes = append(m.Notes, "note with \x1b]0;title\x07 and \u2066bidi\u2069")
+	for _, opt := range []TextOptions{{}, {Width: 80}, {Color: true, Width: 120}} {
+		out := Text(v, m, opt)
+		if strings.Contains(out, "&#") {
+			t.Errorf("%+v: an HTML entity in the text report", opt)
+		}
+		plain := out
+		if opt.Color {
+			plain = regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(out, "")
+		}
+		for _, r := range plain {
+			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || Invisible(r) {
+				t.Errorf("%+v: raw %U in the text report", opt, r)
+			}
+		}
+		if want := "Evil/<U+001B>[31mred<U+001B>[0m<U+202E>evil<U+200B>|@team/#01<img>-8"; !strings.Contains(plain, want) {
+			t.Errorf("%+v: the name is not shown readably:\n%s", opt, plain)
+		}
+		if !strings.Contains(plain, "note with <U+001B>]0;title<U+0007> and <U+2066>bidi<U+2069>") {
+			t.Errorf("%+v: the note is not neutralised", opt)
+		}
+	}
+}
+
+// TestTextAligned: the columns of each text table line up. At a width,
+// the reason goes under each row and every row of a table is as wide as
+// its header (the last column is right-aligned); no line is wider than
+// the terminal but those with the long hostile name.
+func TestTextAligned(t *testing.T) {
+	v, m := fixtureVerdict(t)
+	out := Text(v, m, TextOptions{Width: 100})
+	header := ""
+	rows := 0
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.HasPrefix(l, "benchmark "):
+			header = l
+		case l == "":
+			header = ""
+		case header != "" && !strings.HasPrefix(l, "    ") && strings.Contains(l, "  "):
+			rows++
+			if textWidth(l) != textWidth(header) {
+				t.Errorf("row not aligned with its header:\n%s\n%s", header, l)
+			}
+		}
+		if textWidth(l) > 100 {
+			t.Errorf("line of %d columns: %s", textWidth(l), l)
+		}
+	}
+	if rows < 40 {
+		t.Errorf("%d table rows checked", rows)
+	}
+}
+
+func textWidth(s string) int { return width([]rune(s)) }
 
 // stripFences removes fenced code blocks (opening fence of n ≥ 3 backticks
 // up to a line of at least n backticks), failing on an unclosed fence.
@@ -415,6 +481,12 @@ func rep(v float64, n int) []float64 {
 	return out
 }
 
+// plainCells are the figures of a row as plain text.
+func plainCells(r gate.Result) [7]string {
+	c := cellsOf(r)
+	return [7]string{Plain(c.base), Plain(c.head), Plain(c.change), Plain(c.p), Plain(c.noise), Plain(c.benchstat), Plain(c.n)}
+}
+
 func TestAllocationCells(t *testing.T) {
 	tests := []struct {
 		name                    string
@@ -432,8 +504,7 @@ func TestAllocationCells(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := gate.Result{Comparison: stats.Comparison{Key: stats.Key{Unit: tt.unit}, Base: summary(tt.base...), Head: summary(tt.head...)}, Kind: gate.KindOf(tt.unit)}
-			c := cells(r)
-			if got, want := [7]string{c.base, c.head, c.change, c.p, c.noise, c.benchstat, c.n}, [7]string{tt.wantBase, tt.wantHead, tt.dlt, "—", "—", "—", "3"}; got != want {
+			if got, want := plainCells(r), [7]string{tt.wantBase, tt.wantHead, tt.dlt, "—", "—", "—", "3"}; got != want {
 				t.Errorf("cells = %q, want %q", got, want)
 			}
 		})
@@ -445,8 +516,8 @@ func TestTimeCells(t *testing.T) {
 	d, p := c.Head.Center/c.Base.Center-1, 0.002
 	c.Delta, c.P = &d, &p
 	// Judged by the U test, unadjusted: benchstat's figures everywhere.
-	got := cells(gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestUTest, Delta: &d, P: &p, PAdjusted: &p})
-	want := rowCells{"1.234µ ± 0%", "1.300µ ± 2%", "+5.35%", "0.002", "—", "+5.35% p=0.002", "6"}
+	got := plainCells(gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestUTest, Delta: &d, P: &p, PAdjusted: &p})
+	want := [7]string{"1.234µ ± 0%", "1.300µ ± 2%", "+5.35%", "0.002", "—", "+5.35% p=0.002", "6"}
 	if got != want {
 		t.Errorf("U-test cells = %q, want %q", got, want)
 	}
@@ -455,19 +526,19 @@ func TestTimeCells(t *testing.T) {
 	pd, pp, adj, noise, mde := 0.052, 0.0005, 0.004, 0.012, 0.071
 	c.Paired = &stats.Paired{N: 12, Ratio: 1.052, Low: 1.041, High: 1.063, P: pp}
 	r := gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestPaired, Delta: &pd, P: &pp, PAdjusted: &adj, Noise: &noise, MDE: &mde, TooNoisy: true}
-	want = rowCells{"1.234µ ± 0%", "1.300µ ± 2%", "+5.20% &#91;+4.1%, +6.3%&#93;", "&#60;0.001 (0.004)", "⚠️ 1.2% / 7.1%", "+5.35% p=0.002", "12"}
-	if got := cells(r); got != want {
+	want = [7]string{"1.234µ ± 0%", "1.300µ ± 2%", "+5.20% [+4.1%, +6.3%]", "<0.001 (0.004)", "⚠ 1.2% / 7.1%", "+5.35% p=0.002", "12"}
+	if got := plainCells(r); got != want {
 		t.Errorf("paired cells = %q, want %q", got, want)
 	}
 	// An unbounded interval is not shown.
 	c.Paired.Low, c.Paired.High = 0, math.Inf(1)
 	r.Comparison = c
-	if got := cells(r).change; got != "+5.20%" {
+	if got := plainCells(r)[2]; got != "+5.20%" {
 		t.Errorf("unbounded interval: change %q", got)
 	}
 	c.Delta, c.P, c.Head, c.Paired = nil, nil, nil, nil
-	got = cells(gate.Result{Comparison: c, Kind: gate.Time})
-	want = rowCells{"1.234µ ± 0%", "—", "—", "—", "—", "—", "6"}
+	got = plainCells(gate.Result{Comparison: c, Kind: gate.Time})
+	want = [7]string{"1.234µ ± 0%", "—", "—", "—", "—", "—", "6"}
 	if got != want {
 		t.Errorf("one-sided cells = %q, want %q", got, want)
 	}
@@ -508,7 +579,7 @@ func TestMarkdownFitsGitHubLimit(t *testing.T) {
 		t.Errorf("report has %d bytes, limit %d", len(md), limit)
 	}
 	for i := range regs {
-		if name := Escape(fmt.Sprintf("Benchmark%04d/case=%d-8", i, i)); !strings.Contains(md, "| "+name+" |") {
+		if name := fmt.Sprintf("Benchmark%04d/case=%d-8", i, i); !strings.Contains(md, "| `"+name+"` |") {
 			t.Errorf("regression %s missing", name)
 		}
 	}
@@ -526,7 +597,7 @@ func TestMarkdownFitsGitHubLimit(t *testing.T) {
 	}
 	// Unlimited, everything is there.
 	full := Markdown(v, Meta{}, Options{})
-	if n := strings.Count(full, "\n| Benchmark"); n != 5000 {
+	if n := strings.Count(full, "\n| `Benchmark"); n != 5000 {
 		t.Errorf("unlimited report has %d rows, want 5000", n)
 	}
 	if strings.Contains(full, "not shown") {
@@ -544,7 +615,7 @@ func TestMarkdownCutsRegressionsOnlyWhenTheyAloneDoNotFit(t *testing.T) {
 	if len(md) > 65536 {
 		t.Errorf("report has %d bytes", len(md))
 	}
-	shown := strings.Count(md, "\n| Benchmark")
+	shown := strings.Count(md, "\n| `Benchmark")
 	if shown == 0 || shown == 2000 {
 		t.Fatalf("%d of 2000 regressions shown", shown)
 	}
@@ -572,8 +643,8 @@ func TestMarkdownEmptyVerdict(t *testing.T) {
 }
 
 func TestReproduceQuotesPaths(t *testing.T) {
-	got := reproduce(Meta{RawBase: "/tmp/my out/base.txt", RawHead: "it's/head.txt"})
-	want := "Reproduce the numbers: `benchgate compare '/tmp/my out/base.txt' 'it'\\''s/head.txt'`; benchstat's (base, head, benchstat): `benchstat -ignore round '/tmp/my out/base.txt' 'it'\\''s/head.txt'`\n"
+	got := mdBlock(reproduce(Meta{RawBase: "/tmp/my out/base.txt", RawHead: "it's/head.txt"}))
+	want := "Reproduce the numbers: `benchgate compare '/tmp/my out/base.txt' 'it'\\''s/head.txt'`; benchstat's (base, head, benchstat): `benchstat -ignore round '/tmp/my out/base.txt' 'it'\\''s/head.txt'`"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -612,7 +683,7 @@ func TestJSON(t *testing.T) {
 			P     *float64
 		}
 		Failures []struct{ Side, Message string }
-		Warnings []string
+		Warnings []struct{ Code, Text string }
 	}
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatal(err)
@@ -718,7 +789,7 @@ func TestJSONPairedFields(t *testing.T) {
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Correction != "holm" || doc.TimeComparisons != 14 || doc.MinCount == nil || *doc.MinCount != 12 || doc.Inconclusive != v.Inconclusive || !doc.Confirmed {
+	if doc.Correction != "holm" || doc.TimeComparisons != 14 || doc.MinCount == nil || *doc.MinCount != 12 || doc.Inconclusive != Inconclusive(v) || !doc.Confirmed {
 		t.Errorf("top level: %+v", doc)
 	}
 	byKey := map[string]bench{}
@@ -786,10 +857,21 @@ func TestMarkdownSuspectLinesAreCapped(t *testing.T) {
 	if n := strings.Count(md, ": 0.25 ns/op (no allocation figures) on base and head"); n != maxSuspectLines {
 		t.Errorf("%d suspicion lines, want %d", n, maxSuspectLines)
 	}
-	if !strings.Contains(md, "- … and 10 more suspicions (every message is in the JSON report)\n") {
+	if !strings.Contains(md, "- … and 10 more suspicions (every one is in the JSON report)\n") {
 		t.Errorf("no line for the rest:\n%s", md)
 	}
-	if !strings.Contains(md, "30 benchmarks run under 1 ns/op with 0 allocs/op: almost certainly optimized away (no sink): Empty00-8, Empty01-8, Empty02-8, Empty03-8, Empty04-8 and 25 more") {
+	if !strings.Contains(md, "30 benchmarks run under 1 ns/op with 0 allocs/op: almost certainly optimized away (no sink): `Empty00-8`, `Empty01-8`, `Empty02-8`, `Empty03-8`, `Empty04-8` and 25 more") {
 		t.Errorf("no summary warning:\n%s", md)
+	}
+}
+
+func TestFormatP(t *testing.T) {
+	for p, want := range map[float64]string{0.0286: "0.029", 0.01: "0.010", 0.001: "0.001", 0.00099: "<0.001", 1: "1.000"} {
+		if got := FormatP(p); got != want {
+			t.Errorf("FormatP(%v) = %q, want %q", p, got, want)
+		}
+	}
+	if !strings.HasPrefix(FormatP(0), "<") {
+		t.Errorf("FormatP(0) = %q", FormatP(0))
 	}
 }

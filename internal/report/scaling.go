@@ -3,7 +3,6 @@ package report
 import (
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/benchgate/benchgate/internal/gate"
 )
@@ -18,14 +17,12 @@ func scalingCPUs(ss []gate.Scaling) []int {
 	return slices.Compact(cpus)
 }
 
-// scalingSection renders the CPU scaling table, benchmarks whose scaling
-// got worse first, grouped per package, adding rows while the text fits
-// in budget bytes (budget < 0: no limit). It returns "" when there is
-// nothing to show or not even one row fits.
-func scalingSection(v gate.Verdict, budget int) (string, int) {
+// scalingSection is the CPU scaling table, benchmarks whose scaling got
+// worse first, grouped per package; nil when there is nothing to show.
+func scalingSection(v gate.Verdict) *Section {
 	ss := slices.Clone(v.Scaling)
 	if len(ss) == 0 {
-		return "", 0
+		return nil
 	}
 	slices.SortStableFunc(ss, func(a, b gate.Scaling) int { return boolRank(b.Worse) - boolRank(a.Worse) })
 	cpus := scalingCPUs(ss)
@@ -35,74 +32,54 @@ func scalingSection(v gate.Verdict, budget int) (string, int) {
 			ref, refT = "the smallest cpu value", "t(smallest cpu)"
 		}
 	}
-	worse := len(v.ScalingWorse())
-	var b strings.Builder
-	b.WriteString("\n#### CPU scaling: speed-up vs " + ref + " (" + plural(len(ss), "benchmark", "benchmarks"))
-	if worse > 0 {
-		b.WriteString(", " + strconv.Itoa(worse) + " worse")
+	title := "CPU scaling: speed-up vs " + ref + " (" + plural(len(ss), "benchmark", "benchmarks")
+	if worse := len(v.ScalingWorse()); worse > 0 {
+		title += ", " + strconv.Itoa(worse) + " worse"
 	}
-	b.WriteString(")\n\n")
 	gated := "a warning, not gated"
 	if v.Policy.FailOnScaling {
 		gated = "fails the gate"
 	}
-	b.WriteString("Speed-up " + refT + " / t(cpu) of the medians, base → head. ⚠️: parallel scaling got worse, the symptom of contention or false sharing (" + gated +
-		"): head/base at the largest cpu value exceeds head/base at the smallest by at least the threshold, and their 95% intervals do not overlap.\n\n")
-	var header strings.Builder
-	header.WriteString("| benchmark |")
+	intro := Paragraph{Spans: []Span{
+		txt("Speed-up " + refT + " / t(cpu) of the medians, base → head. "), mark(markWarn, Warn),
+		txt(": parallel scaling got worse, the symptom of contention or false sharing (" + gated +
+			"): head/base at the largest cpu value exceeds head/base at the smallest by at least the threshold, and their 95% intervals do not overlap."),
+	}}
+	t := &Table{Columns: []Column{{Title: "benchmark"}}}
 	for _, c := range cpus {
-		header.WriteString(" cpu " + strconv.Itoa(c) + " |")
+		t.Columns = append(t.Columns, Column{Title: "cpu " + strconv.Itoa(c), Right: true})
 	}
-	header.WriteString(" why |\n|:--|" + strings.Repeat("--:|", len(cpus)) + ":--|\n")
-
-	var pkgs []string
-	byPkg := map[string][]gate.Scaling{}
+	t.Columns = append(t.Columns, Column{Title: "why", Trail: true})
+	idx := map[string]int{}
 	for _, s := range ss {
-		if _, ok := byPkg[s.Package]; !ok {
-			pkgs = append(pkgs, s.Package)
+		i, ok := idx[s.Package]
+		if !ok {
+			i = len(t.Groups)
+			idx[s.Package] = i
+			t.Groups = append(t.Groups, Group{Title: packageTitle(s.Package)})
 		}
-		byPkg[s.Package] = append(byPkg[s.Package], s)
+		t.Groups[i].Rows = append(t.Groups[i].Rows, scalingRow(s, cpus))
 	}
-	n := 0
-	for i, pkg := range pkgs {
-		for j, s := range byPkg[pkg] {
-			var chunk string
-			if j == 0 {
-				chunk = packageHeading(i, pkg) + header.String()
-			}
-			chunk += scalingRow(s, cpus)
-			if budget >= 0 && b.Len()+len(chunk) > budget {
-				return finish(&b, "", n)
-			}
-			b.WriteString(chunk)
-			n++
-		}
-	}
-	return finish(&b, "", n)
+	return &Section{Title: []Span{txt(title + ")")}, Intro: []Block{intro}, Body: t, Priority: prioScaling, What: "cpu scaling rows"}
 }
 
-// scalingRow renders one benchmark's speed-ups at cpus.
-func scalingRow(s gate.Scaling, cpus []int) string {
-	var b strings.Builder
-	b.WriteString("| " + esc(s.Name) + " |")
+// scalingRow is one benchmark's speed-ups at cpus.
+func scalingRow(s gate.Scaling, cpus []int) Row {
+	cells := [][]Span{{nameSpan(s.Name)}}
 	for _, c := range cpus {
 		i := slices.Index(s.CPUs, c)
 		switch {
 		case i < 0:
-			b.WriteString(" " + none + " |")
+			cells = append(cells, one(none))
 		case i == 0:
-			b.WriteString(" 1× |")
+			cells = append(cells, one("1×"))
 		default:
-			b.WriteString(" " + times(s.Base[i]) + " → " + times(s.Head[i]) + " |")
+			cells = append(cells, one(times(s.Base[i])+" → "+times(s.Head[i])))
 		}
 	}
-	why := Escape(truncate(s.Reason, 500))
+	why := scalingSpans(s)
 	if s.Worse {
-		why = "⚠️ " + why
+		why = append([]Span{mark(markWarn, Warn), txt(" ")}, why...)
 	}
-	b.WriteString(" " + why + " |\n")
-	return b.String()
+	return Row{Cells: append(cells, why)}
 }
-
-// times formats a speed-up: "6.50×".
-func times(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "×" }

@@ -22,32 +22,10 @@ func (m Meta) GoWarning() string {
 		"not only the code's (with GOTOOLCHAIN=auto, the go or toolchain line of go.mod selects the toolchain)"
 }
 
-// goPart is the meta line's part naming the toolchains, "" when neither
-// is known.
-func goPart(m Meta) string {
-	switch {
-	case m.BaseGo == "" && m.HeadGo == "":
-		return ""
-	case m.BaseGo == m.HeadGo:
-		return "Go: " + goVer(m.BaseGo) + " (both sides)"
-	}
-	return "Go: base " + goVer(m.BaseGo) + ", head " + goVer(m.HeadGo)
-}
-
-func goVer(v string) string {
+// goVer is a Go version for the report ("unknown" when it is not known).
+func goVer(v string) Span {
 	if v == "" {
-		return "unknown"
+		return txt("unknown")
 	}
-	return Escape(truncate(v, maxGoVersion))
-}
-
-// goWarningBlock is the prominent warning near the top of the Markdown
-// report, "" when the toolchains do not differ.
-func goWarningBlock(m Meta) string {
-	if !m.GoDiffers() {
-		return ""
-	}
-	return "\n> ⚠️ **Different Go toolchains**: base was built with " + goVer(m.BaseGo) + " and head with " + goVer(m.HeadGo) +
-		", so every change below includes the compiler's and the runtime's, not only the code's." +
-		" (With GOTOOLCHAIN=auto, the `go` or `toolchain` line of go.mod selects the toolchain.)\n"
+	return nameSpan(truncate(v, maxGoVersion))
 }

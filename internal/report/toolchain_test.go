@@ -36,13 +36,16 @@ func goJSON(t *testing.T, v gate.Verdict, m Meta) (goField map[string]string, wa
 		t.Fatal(err)
 	}
 	var doc struct {
-		Go       map[string]string `json:"go"`
-		Warnings []string          `json:"warnings"`
+		Go       map[string]string             `json:"go"`
+		Warnings []struct{ Code, Text string } `json:"warnings"`
 	}
 	if err := json.Unmarshal(out, &doc); err != nil {
 		t.Fatal(err)
 	}
-	return doc.Go, doc.Warnings
+	for _, w := range doc.Warnings {
+		warnings = append(warnings, w.Text)
+	}
+	return doc.Go, warnings
 }
 
 func TestGoSameToolchain(t *testing.T) {
@@ -50,7 +53,7 @@ func TestGoSameToolchain(t *testing.T) {
 	m.BaseGo, m.HeadGo = "go1.26.8", "go1.26.8"
 	md := Markdown(v, m, Options{})
 	header, _, _ := strings.Cut(md, "####")
-	if !strings.Contains(header, " · Go: go1.26.8 (both sides)\n") {
+	if !strings.Contains(header, " · Go: `go1.26.8` (both sides)\n") {
 		t.Errorf("header lacks the Go version:\n%s", header)
 	}
 	if strings.Contains(md, "Different Go toolchains") {
@@ -87,7 +90,7 @@ func TestGoDifferentToolchains(t *testing.T) {
 	m.BaseGo, m.HeadGo = "go1.26.8", "go1.27.0"
 	for _, max := range []int{0, 2000} {
 		md := Markdown(v, m, Options{MaxChars: max})
-		i := strings.Index(md, "> ⚠️ **Different Go toolchains**: base was built with go1.26.8 and head with go1.27.0")
+		i := strings.Index(md, "> ⚠️ **Different Go toolchains**: base was built with `go1.26.8` and head with `go1.27.0`")
 		sections := strings.Index(md, "\n####")
 		if sections < 0 {
 			sections = len(md) // every section cut
@@ -95,7 +98,7 @@ func TestGoDifferentToolchains(t *testing.T) {
 		if i < 0 || i > sections {
 			t.Errorf("MaxChars %d: no toolchain warning above the sections:\n%s", max, md)
 		}
-		if !strings.Contains(md, " · Go: base go1.26.8, head go1.27.0\n") {
+		if !strings.Contains(md, " · Go: base `go1.26.8`, head `go1.27.0`\n") {
 			t.Errorf("MaxChars %d: header lacks both versions", max)
 		}
 	}
@@ -119,9 +122,11 @@ func TestGoVersionHostile(t *testing.T) {
 	if !strings.Contains(md, "Different Go toolchains") {
 		t.Fatalf("no toolchain warning:\n%s", md)
 	}
-	for _, bad := range []string{"<img", "@octocat", strings.Repeat("x", maxGoVersion+1)} {
-		if strings.Contains(md, bad) {
-			t.Errorf("report contains %q", bad)
-		}
+	checkGFM(t, md)
+	if strings.Contains(md, strings.Repeat("x", maxGoVersion+1)) {
+		t.Errorf("the version is not shortened")
+	}
+	if txt := Text(v, m, TextOptions{}); !strings.Contains(txt, "head go1.27 <img src=x onerror=alert(1)> @octocat xxx") {
+		t.Errorf("text report:\n%s", txt)
 	}
 }

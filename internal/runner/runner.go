@@ -3,7 +3,10 @@
 // once per side, every benchmark (each sub-benchmark on its own) is calibrated
 // once to a fixed iteration count used by both sides, warmed up once per side,
 // and then run round by round, base and head alternating in a randomized
-// order, each run in its own process.
+// order, each run in its own process. In each round every benchmark makes
+// several short runs per side (Options.Runs), so that interference on a
+// shared machine, which only slows runs down and comes in bursts, hits some
+// runs of a round rather than the one long run of a side.
 //
 // Results are written as standard benchfmt (the go test -bench format), one
 // stream per side, with a "round: N" configuration line before each round so
@@ -11,17 +14,31 @@
 //
 //	benchstat -ignore round base.txt head.txt
 //
-// reproduces every number. The runner knows nothing about git: a side is a
+// reproduces every number (benchstat pools the short runs of all rounds).
+// Each short run is one result line; a side's runs of a benchmark in round
+// N are the result lines of that benchmark under "round: N" in that side's
+// stream (no line per run: a varying configuration value would split
+// benchstat's tables). The runner knows nothing about git: a side is a
 // directory holding a Go module (or a directory inside one).
 //
 // What is measured, per leaf benchmark and -cpu value (a "unit"):
 //
-//	pilot    -test.benchtime=<Benchtime> on each side; N = min(N_base, N_head)
+//	pilot    -test.benchtime=<Benchtime> on each side; the round's work is
+//	         R = min(R_base, R_head) iterations (the pilot's b.N, or the
+//	         fixed count of a Benchtime "Nx"), W = R × the larger time/op
+//	runs     K = min(Runs, ⌊W / MinRunTime⌋), at least 1: runs per side per
+//	         round, each of N = R/K iterations (rounded), so a round's
+//	         timed work stays R iterations per side however it is split,
+//	         and every run keeps at least MinRunTime (10 ms) of work
 //	warm-up  one run per side at -test.benchtime=Nx, discarded
 //	rounds   Count rounds; in each, the units in a fresh random order, and for
-//	         each unit base and head back to back in a random order, each a
-//	         process running -test.run='^$' -test.bench=<exact leaf>
-//	         -test.benchtime=Nx -test.count=1 -test.benchmem -test.cpu=<cpu>
+//	         each unit K pairs of runs, each pair base and head back to back
+//	         in a random order, each run a process running -test.run='^$'
+//	         -test.bench=<exact leaf> -test.benchtime=Nx -test.count=1
+//	         -test.benchmem -test.cpu=<cpu>
+//
+// With Runs = 1 every unit makes one run of R iterations per side per round
+// (benchgate's design before --runs).
 //
 // A benchmark that fails (panics, calls b.Fatal, exceeds Timeout) on a side is
 // recorded as a Failure for that side and not run there again; the others go
@@ -54,13 +71,18 @@ type Options struct {
 	Packages  []string      // package patterns, as for go list; default ./...
 	Bench     string        // -bench regular expression; default "."
 	Count     int           // interleaved rounds; default 10
-	Benchtime string        // pilot run length used to calibrate N ("100ms"), or a fixed "Nx"; default 100ms
+	Benchtime string        // pilot run length used to calibrate a round's work ("100ms"), or a fixed "Nx"; default 100ms
 	CPU       []int         // -test.cpu values; default GOMAXPROCS of this process
 	Timeout   time.Duration // per benchmark process; default 10m
 	Seed      int64         // order of runs within rounds
 	BinDir    string        // where test binaries are written (private, temporary)
 	LogDir    string        // where build logs are written; "" for none
 	Env       []string      // environment of go and the test binaries; nil inherits
+	// Runs is the most runs per side per round (default DefaultRuns): a
+	// round's work is split into this many separate short processes per
+	// side, fewer where a run would keep less than MinRunTime of work; 1
+	// is one run per side per round.
+	Runs int
 	// Credential, if set, is the user go and the test binaries run as (the
 	// sandbox of the change's code). BinDir's side directories are made
 	// theirs for the builds and taken back, with the binaries, before any
@@ -76,7 +98,26 @@ type Options struct {
 	// Pin runs each benchmark process on a fixed set of CPUs (Linux
 	// sched_setaffinity): the first -test.cpu CPUs the process may use.
 	Pin bool
+
+	// minRunTime replaces MinRunTime (tests); onRun is told every counted
+	// run as it ends (tests).
+	minRunTime time.Duration
+	onRun      func(side, round int, u Unit, iters int)
 }
+
+// DefaultRuns is the default of Options.Runs. The statistics audit
+// (reference/audits/statistics.md) found 5–10 short runs per side per round
+// far more sensitive than one long run on a shared machine, and a real
+// allocating benchmark's per-round noise fell 2.5× with 5
+// (reference/short-runs-experiment.md).
+const DefaultRuns = 5
+
+// MinRunTime is the least timed work (b.N × time/op) a run keeps when a
+// round's work is split into short runs: shorter runs are dominated by
+// timer granularity, the scheduler and one-off costs, and miss the GC
+// cycles the benchmark would see in a longer run. A benchmark whose round
+// holds less than Runs × MinRunTime of work makes fewer runs.
+const MinRunTime = 10 * time.Millisecond
 
 // Unit is one benchmark at one GOMAXPROCS value: the thing that is
 // calibrated and run.
@@ -84,8 +125,10 @@ type Unit struct {
 	Package string // import path
 	Name    string // full name as printed, without GOMAXPROCS suffix, e.g. "BenchmarkX/size=10"
 	CPU     int
-	N       int           // calibrated iteration count
-	Cost    time.Duration // pilot estimate of one run's time (N × time/op)
+	N       int           // iteration count of every run (-test.benchtime=Nx), both sides
+	Runs    int           // runs per side per round (K)
+	RoundN  int           // the pilot's iteration count: a round's work per side, N × Runs ≈ RoundN
+	Cost    time.Duration // pilot estimate of a side's timed work per round (RoundN × time/op)
 	Sides   [2]bool       // present on base, head
 }
 
@@ -120,8 +163,9 @@ type Result struct {
 	ProcessTime, BuildTime time.Duration
 	Processes              int
 	// WarmupTime is the wall time of the warm-up: one run of every unit per
-	// side, the cost of one round.
-	WarmupTime time.Duration
+	// side. RoundTime estimates the wall time of one round from it: each
+	// unit's warm-up runs times its Runs.
+	WarmupTime, RoundTime time.Duration
 	// GoVersion is the Go toolchain that built base and head, as `go env
 	// GOVERSION` reports it in each side's directory ("go1.26.8"); "" if
 	// unknown. With GOTOOLCHAIN=auto, go.mod selects it, so the two may
@@ -144,6 +188,12 @@ func (o *Options) defaults() {
 	}
 	if o.Benchtime == "" {
 		o.Benchtime = "100ms"
+	}
+	if o.Runs == 0 {
+		o.Runs = DefaultRuns
+	}
+	if o.minRunTime == 0 {
+		o.minRunTime = MinRunTime
 	}
 	if len(o.CPU) == 0 {
 		o.CPU = []int{runtime.GOMAXPROCS(0)}

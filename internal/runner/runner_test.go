@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/perf/benchfmt"
@@ -308,4 +310,208 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 		c.cancel()
 	}
 	return c.w.Write(p)
+}
+
+func TestSplitRound(t *testing.T) {
+	ms := time.Millisecond
+	for _, tt := range []struct {
+		total          int
+		cost           time.Duration
+		maxRuns        int
+		minRun         time.Duration
+		wantRuns, want int
+	}{
+		{1000, 100 * ms, 5, 10 * ms, 5, 200},             // the default: 5 runs of 20 ms
+		{1000, 1000 * ms, 5, 10 * ms, 5, 200},            // never more than asked for
+		{1000, 30 * ms, 5, 10 * ms, 3, 333},              // each run keeps 10 ms: 3 runs
+		{1000, 19 * ms, 5, 10 * ms, 1, 1000},             // too short to split
+		{20_000_000, 100 * ms, 5, 10 * ms, 5, 4_000_000}, // a 5 ns/op benchmark: 4M iterations a run
+		{1001, 100 * ms, 5, 10 * ms, 5, 200},             // rounding: 5 × 200 = 1000 ≈ 1001
+		{1003, 100 * ms, 5, 10 * ms, 5, 201},             // 5 × 201 = 1005 ≈ 1003
+		{3, 10 * time.Second, 5, 10 * ms, 3, 1},          // at least one iteration a run
+		{1000, 100 * ms, 1, 10 * ms, 1, 1000},            // --runs 1: the old design
+		{1000, 0, 5, 10 * ms, 1, 1000},                   // no time/op: one run
+	} {
+		runs, n := splitRound(tt.total, tt.cost, tt.maxRuns, tt.minRun)
+		if runs != tt.wantRuns || n != tt.want {
+			t.Errorf("splitRound(%d, %v, %d, %v) = %d runs of %d, want %d of %d", tt.total, tt.cost, tt.maxRuns, tt.minRun, runs, n, tt.wantRuns, tt.want)
+		}
+		if d := runs*n - tt.total; d > runs/2+1 || -d > runs/2+1 {
+			t.Errorf("splitRound(%d, ...): %d × %d is not the round's work", tt.total, runs, n)
+		}
+	}
+}
+
+// TestRunShortRuns checks the design of a round: every unit makes Runs
+// short runs per side, base and head alternating in pairs (each pair in a
+// random order), the round's iterations per side are the pilot's, the raw
+// files keep one result line per run under the round's "round: N" line,
+// and Runs 1 is the old design.
+func TestRunShortRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs real test binaries")
+	}
+	base := copyTree(t, "testdata/mod")
+	head := copyTree(t, "testdata/mod")
+	type run struct {
+		side, round int
+		id          string
+		iters       int
+	}
+	measure := func(runs int) (*Result, []run, string, string) {
+		var trace []run
+		var baseOut, headOut, progress bytes.Buffer
+		res, err := Run(context.Background(), Side{"base", base}, Side{"head", head}, Options{
+			Bench:      "Sum|ReadData",
+			Count:      3,
+			Benchtime:  "1000x", // a fixed round: 1000 iterations per side
+			Runs:       runs,
+			CPU:        []int{2},
+			Seed:       11,
+			BinDir:     t.TempDir(),
+			Progress:   &progress,
+			minRunTime: time.Microsecond,
+			onRun: func(side, round int, u Unit, iters int) {
+				trace = append(trace, run{side, round, u.ID(), iters})
+			},
+		}, &baseOut, &headOut)
+		if err != nil {
+			t.Fatalf("Run: %v\n%s", err, progress.String())
+		}
+		return res, trace, baseOut.String(), headOut.String()
+	}
+
+	res, trace, baseTxt, headTxt := measure(0) // the default, DefaultRuns
+	if len(res.Units) != 2 {
+		t.Fatalf("units %+v, want Sum and ReadData", res.Units)
+	}
+	for _, u := range res.Units {
+		if u.Runs != DefaultRuns || u.RoundN != 1000 || u.N != 200 {
+			t.Errorf("%s: %d runs of %d (round %d); want %d of 200, the pilot's 1000 split", u.ID(), u.Runs, u.N, u.RoundN, DefaultRuns)
+		}
+	}
+	// 2 units × 2 sides: listed 2 packages × 2, piloted 4, warmed up 4,
+	// 3 rounds × 5 runs × 4.
+	if want := 4 + 4 + 4 + 3*5*4; res.Processes != want {
+		t.Errorf("%d processes, want %d", res.Processes, want)
+	}
+	if !(res.RoundTime > res.WarmupTime) {
+		t.Errorf("round time estimate %v, warm-up %v: want ≈ 5 × the warm-up", res.RoundTime, res.WarmupTime)
+	}
+	// Each unit's runs in a round are consecutive and alternate in pairs.
+	type key struct {
+		round int
+		id    string
+	}
+	sides := map[key][]int{}
+	iters := map[key][2]int{}
+	var seen []key
+	orders := map[[2]int]int{}
+	for i, r := range trace {
+		k := key{r.round, r.id}
+		if len(sides[k]) == 0 {
+			seen = append(seen, k)
+		} else if prev := trace[i-1]; prev.round != r.round || prev.id != r.id {
+			t.Errorf("round %d: the runs of %s are not consecutive", r.round, r.id)
+		}
+		sides[k] = append(sides[k], r.side)
+		it := iters[k]
+		it[r.side] += r.iters
+		iters[k] = it
+	}
+	if len(seen) != 3*2 {
+		t.Errorf("%d (round, unit) groups, want 6", len(seen))
+	}
+	for _, k := range seen {
+		s := sides[k]
+		if len(s) != 2*DefaultRuns {
+			t.Errorf("round %d, %s: %d runs, want %d per side", k.round, k.id, len(s), DefaultRuns)
+			continue
+		}
+		for p := 0; p < len(s); p += 2 {
+			if s[p] == s[p+1] {
+				t.Errorf("round %d, %s: runs %v do not alternate base and head in pairs", k.round, k.id, s)
+				break
+			}
+			orders[[2]int{s[p], s[p+1]}]++
+		}
+		// The round's work per side is today's: the pilot's iterations.
+		if it := iters[k]; it[0] != 1000 || it[1] != 1000 {
+			t.Errorf("round %d, %s: %v iterations per side, want 1000", k.round, k.id, it)
+		}
+	}
+	if orders[[2]int{0, 1}] == 0 || orders[[2]int{1, 0}] == 0 {
+		t.Errorf("pair orders %v: want both base-first and head-first", orders)
+	}
+	// The raw files: one result per run, grouped under the round lines.
+	for _, f := range []struct{ name, text string }{{"base.txt", baseTxt}, {"head.txt", headTxt}} {
+		perRound := map[string]int{}
+		for _, r := range readResults(t, f.name, []byte(f.text)) {
+			perRound[r.GetConfig("pkg")+"."+r.Name.String()+" round "+r.GetConfig("round")]++
+			if r.Iters != 200 {
+				t.Errorf("%s: %s ran %d iterations, want 200", f.name, r.Name, r.Iters)
+			}
+		}
+		want := map[string]int{}
+		for _, id := range []string{"example.com/mod.Sum-2", "example.com/mod/sub.ReadData-2"} {
+			for _, round := range []string{"1", "2", "3"} {
+				want[id+" round "+round] = DefaultRuns
+			}
+		}
+		if diff := cmp.Diff(want, perRound); diff != "" {
+			t.Errorf("%s: results per round (-want +got):\n%s", f.name, diff)
+		}
+		if got := strings.Count(f.text, "\nround: "); got < 3 {
+			t.Errorf("%s: %d round lines, want one before each round", f.name, got)
+		}
+	}
+	benchstatIgnoresRound(t, baseTxt, headTxt)
+
+	// --runs 1: one run of the whole round per side, as before.
+	res, trace, _, _ = measure(1)
+	for _, u := range res.Units {
+		if u.Runs != 1 || u.N != 1000 || u.RoundN != 1000 {
+			t.Errorf("runs 1: %s: %d runs of %d, want 1 of 1000", u.ID(), u.Runs, u.N)
+		}
+	}
+	if len(trace) != 3*2*2 {
+		t.Errorf("runs 1: %d counted runs, want 12", len(trace))
+	}
+}
+
+// benchstatIgnoresRound runs `benchstat -ignore round base.txt head.txt` on
+// the raw files, when benchstat can be built offline, and checks that it
+// pools each side's runs into one row per benchmark.
+func benchstatIgnoresRound(t *testing.T, base, head string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "benchstat")
+	build := exec.Command("go", "build", "-o", bin, "golang.org/x/perf/cmd/benchstat")
+	build.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOPROXY=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Logf("benchstat not checked: cannot build it offline: %v\n%s", err, out)
+		return
+	}
+	for name, text := range map[string]string{"base.txt": base, "head.txt": head} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "-ignore", "round", "base.txt", "head.txt")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("benchstat: %v\n%s", err, out)
+	}
+	s := string(out)
+	for _, want := range []string{"Sum-2", "ReadData-2", "sec/op"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("benchstat output lacks %q:\n%s", want, s)
+		}
+	}
+	// 15 runs a side, pooled: a confidence interval and a p-value, no
+	// "need >= 6 samples" and no split by round.
+	if strings.Contains(s, "need >=") || strings.Contains(s, "round:") || strings.Count(s, "Sum-2") != 3 {
+		t.Errorf("benchstat did not pool the runs of all rounds:\n%s", s)
+	}
 }

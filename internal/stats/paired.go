@@ -35,6 +35,21 @@ type Paired struct {
 	// approximation.
 	P     float64
 	Exact bool
+	// NonZero is the number of log-ratios that are not 0. Only they can
+	// carry evidence: the smallest p-value this row can give is
+	// SignedRankMinP(NonZero) ([Paired.MinP]), not SignedRankMinP(N).
+	NonZero int
+	// Estimator is how each side's runs of one round were reduced to the
+	// value in LogRatios; Runs is the most runs a side made in one paired
+	// round (1: one run per side per round).
+	Estimator Estimator
+	Runs      int
+	// MedianRatio and MinRatio are the Hodges–Lehmann estimates of
+	// head/base (as Ratio) with each round's runs reduced by their median
+	// and by their minimum instead of Estimator: figures to show beside
+	// the gated Ratio. With one run per round all three are equal. 0 when
+	// a round's value is not positive.
+	MedianRatio, MinRatio float64
 	// Noise is the robust standard deviation of the log-ratios,
 	// 1.4826·MAD (≈ the relative round-to-round noise of head/base: 0.02
 	// is about 2 %). See [RobustSD].
@@ -60,46 +75,90 @@ func (p *Paired) Interval(confidence float64) (low, high, achieved float64) {
 	return math.Exp(lo), math.Exp(hi), ach
 }
 
-// pairObs pairs base and head observations by round (see [Pairs]) and
-// also returns the rounds.
-func pairObs(base, head []Obs) (rounds []int, b, h []float64) {
-	bm, rs := byRound(base)
-	hm, _ := byRound(head)
-	for _, r := range rs {
-		hv, ok := hm[r]
-		if !ok {
-			continue
-		}
-		rounds = append(rounds, r)
-		b = append(b, bm[r].mean())
-		h = append(h, hv.mean())
-	}
-	return rounds, b, h
+// MinP is the smallest two-sided p-value the signed-rank test can give
+// for these log-ratios: 2/2^k with k the non-zero ones (a zero is never
+// evidence, so rounds whose values were equal on both sides do not lower
+// the floor).
+func (p *Paired) MinP() float64 { return SignedRankMinP(p.NonZero) }
+
+// NewPaired computes the paired analysis of base and head observations,
+// each round's runs reduced by their median: the interval at the given
+// confidence, the MDE at alpha. It returns nil and no warning when no
+// round is present on both sides, and nil with a warning when a paired
+// value is not positive (no log-ratio exists).
+func NewPaired(base, head []Obs, confidence, alpha float64) (*Paired, string) {
+	return NewPairedBy(base, head, Median, confidence, alpha)
 }
 
-// NewPaired computes the paired analysis of base and head observations:
-// the interval at the given confidence, the MDE at alpha. It returns nil
-// and no warning when no round is present on both sides, and nil with a
-// warning when a paired value is not positive (no log-ratio exists).
-func NewPaired(base, head []Obs, confidence, alpha float64) (*Paired, string) {
-	rounds, b, h := pairObs(base, head)
+// NewPairedBy is [NewPaired] with each round's runs reduced by e.
+func NewPairedBy(base, head []Obs, e Estimator, confidence, alpha float64) (*Paired, string) {
+	return pairedRounds(Rounds(base, e), Rounds(head, e), e, confidence, alpha)
+}
+
+// pairedRounds is the paired analysis of two sides' reduced rounds.
+func pairedRounds(base, head []RoundStat, e Estimator, confidence, alpha float64) (*Paired, string) {
+	rounds, b, h := matchRounds(base, head)
 	if len(rounds) == 0 {
 		return nil, ""
 	}
 	d := make([]float64, len(rounds))
+	runs := 0
 	for i := range d {
-		if !(b[i] > 0 && h[i] > 0) {
-			return nil, fmt.Sprintf("no paired analysis: round %d has a value ≤ 0 (base %v, head %v)", rounds[i], b[i], h[i])
+		if !(b[i].Value > 0 && h[i].Value > 0) {
+			return nil, fmt.Sprintf("no paired analysis: round %d has a value ≤ 0 (base %v, head %v)", rounds[i], b[i].Value, h[i].Value)
 		}
-		d[i] = math.Log(h[i] / b[i])
+		d[i] = math.Log(h[i].Value / b[i].Value)
+		runs = max(runs, b[i].Runs, h[i].Runs)
 	}
-	p := &Paired{N: len(d), Rounds: rounds, LogRatios: d}
+	p := &Paired{N: len(d), Rounds: rounds, LogRatios: d, Estimator: e, Runs: runs}
 	est, lo, hi, ach := HodgesLehmann(d, confidence)
 	p.Ratio, p.Low, p.High, p.Confidence = math.Exp(est), math.Exp(lo), math.Exp(hi), ach
 	p.P, p.Exact = SignedRankTest(d)
+	for _, v := range d {
+		if v != 0 {
+			p.NonZero++
+		}
+	}
 	p.Noise = RobustSD(d)
 	p.MDE = MDE(p.N, p.Noise, alpha)
+	p.MedianRatio, p.MinRatio = p.Ratio, p.Ratio
+	if runs > 1 {
+		if e != Median {
+			p.MedianRatio = hlRatio(b, h, func(r RoundStat) float64 { return r.Median })
+		}
+		if e != Min {
+			p.MinRatio = hlRatio(b, h, func(r RoundStat) float64 { return r.Min })
+		}
+	}
 	return p, ""
+}
+
+// hlRatio is the Hodges–Lehmann estimate of head/base over aligned rounds
+// with the rounds' values taken by v; 0 when a value is not positive.
+func hlRatio(b, h []RoundStat, v func(RoundStat) float64) float64 {
+	d := make([]float64, len(b))
+	for i := range b {
+		bv, hv := v(b[i]), v(h[i])
+		if !(bv > 0 && hv > 0) {
+			return 0
+		}
+		d[i] = math.Log(hv / bv)
+	}
+	// The median of the Walsh averages, as HodgesLehmann's estimate,
+	// without sorting them all.
+	n := len(d)
+	w := make([]float64, 0, n*(n+1)/2)
+	for i := range n {
+		for j := i; j < n; j++ {
+			w = append(w, (d[i]+d[j])/2)
+		}
+	}
+	m := len(w)
+	est := quickselect(w, m/2)
+	if m%2 == 0 {
+		est = (est + slices.Max(w[:m/2])) / 2
+	}
+	return math.Exp(est)
 }
 
 // SignedRankMinP is the smallest two-sided p-value the signed-rank test

@@ -21,9 +21,13 @@
 // The "round" configuration key, which benchgate's runner writes before the
 // results of each interleaved round ("round: 3"), is recorded in Obs.Round
 // (-1 when absent) so that base and head samples of the same round can be
-// paired ([Pairs]). Every other configuration key (goos, cpu, note, ...) is
-// ignored, as `benchstat -ignore` would. Observations keep file order; they
-// are never sorted in place.
+// paired ([Pairs]). A side may hold several results of one benchmark in
+// one round: the runner makes several short runs per side per round
+// (--runs), each its own result line after the round's "round:" line;
+// they are that side's runs of that round, grouped by (round, side) and
+// reduced by Set.Estimator ([Rounds]). Every other configuration key
+// (goos, cpu, note, ...) is ignored, as `benchstat -ignore` would.
+// Observations keep file order; they are never sorted in place.
 //
 // Load fails on anything that is not clean benchmark output: each benchfmt
 // syntax error is reported as "file:line: message" (all of them, joined with
@@ -44,7 +48,9 @@
 // them. benchmath's caveats ("need >= 6 samples for confidence interval at
 // level 0.95", "all samples are equal", ...) are kept as warning strings.
 // These numbers never change with pairing: `benchstat -ignore round
-// base.txt head.txt` reproduces them.
+// base.txt head.txt` reproduces them. They pool every run of a side, the
+// several short runs of each round included; only the paired analysis
+// reduces a round's runs to one value.
 //
 // # Paired time statistics
 //
@@ -56,8 +62,13 @@
 // regression is caught in 99.7 % of runs against 78 %). So for every sec/op key
 // with at least one round present on both sides, Comparison.Paired holds
 // an analysis of the per-round log-ratios d_r = log(head_r/base_r) ([Pairs]
-// matches the rounds; a round with several results on one side uses their
-// mean):
+// matches the rounds). head_r and base_r are each side's runs of round r
+// reduced by the estimator (Set.Estimator: median by default, or min, p25,
+// mean; [Estimator]); the same estimator on both sides keeps the sign-flip
+// test exact. The median and the minimum of each round's runs are kept
+// beside it (Comparison.BaseRounds, HeadRounds) with the ratios they give
+// (Paired.MedianRatio, MinRatio), so that a report can show them beside
+// the gated figure:
 //
 //   - Ratio: the Hodges–Lehmann estimate of head/base, exp(median of the
 //     Walsh averages (d_i+d_j)/2, i ≤ j). It is the estimator that goes
@@ -75,7 +86,8 @@
 //     make the result less significant (Pratt 1959); Pratt's rule keeps
 //     each zero's place in the ranking and is what scipy (zero_method
 //     "pratt") and R's coin package offer. A zero can never count as
-//     evidence: with k non-zero rounds the floor is 2/2^k. Ties get
+//     evidence: with k non-zero rounds the floor is 2/2^k
+//     (Paired.NonZero, [Paired.MinP]). Ties get
 //     midranks. For N ≤ 50 the p-value is exact: it is computed from the
 //     distribution of the statistic over all 2^k sign flips of the k
 //     non-zero log-ratios with their actual (mid)ranks, a permutation test
@@ -91,7 +103,8 @@
 //     test finds with 80 % power at α with N pairs at this noise ([MDE]).
 //
 // The floor: with N pairs no sign-flip test can give p below 2/2^N
-// ([SignedRankMinP]): 0.0020 at N=10, 0.031 at N=6. benchstat's U test, with
+// ([SignedRankMinP]): 0.0020 at N=10, 0.031 at N=6; with zeros among the
+// log-ratios, 2/2^NonZero ([Paired.MinP]). benchstat's U test, with
 // 2N values, goes lower (0.0022 at 6 per side). Package gate decides which
 // test can judge a suite, and how to correct for many benchmarks.
 //
@@ -117,7 +130,6 @@ import (
 	"io"
 	"math"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,6 +188,11 @@ type Set struct {
 	Units benchfmt.UnitMetadataMap
 	// Warnings are problems that did not stop loading (non-finite values).
 	Warnings []string
+	// Estimator reduces each side's runs of one round to the value the
+	// paired analysis compares (several short runs per side per round,
+	// benchgate run --runs); "" is [Median]. Load leaves it empty; set
+	// it before comparing.
+	Estimator Estimator
 }
 
 // Load reads the base and head streams into a Set. See the package
@@ -351,6 +368,14 @@ type Comparison struct {
 	// (see the package documentation); nil for other units and without
 	// rounds present on both sides.
 	Paired *Paired
+	// Estimator is the reduction of each round's runs (Set.Estimator;
+	// never empty).
+	Estimator Estimator
+	// BaseRounds and HeadRounds are each side's observations grouped by
+	// round, ascending, each round's runs reduced by Estimator and also
+	// to their median and minimum; nil for a side without rounds. Base and
+	// Head summarize the runs themselves, as benchstat does.
+	BaseRounds, HeadRounds []RoundStat
 	// Warnings are benchmath's caveats about the test.
 	Warnings []string
 }
@@ -402,13 +427,22 @@ func CompareAlpha(s *Set, confidence, alpha float64) []Comparison {
 }
 
 func compareKey(s *Set, k Key, confidence, alpha float64, th *benchmath.Thresholds) Comparison {
-	c := Comparison{Key: k, Better: better(s.Units, k.Unit)}
+	est, err := ParseEstimator(string(s.Estimator))
+	if err != nil {
+		est = Median
+	}
+	c := Comparison{Key: k, Better: better(s.Units, k.Unit), Estimator: est}
 	var bs, hs *benchmath.Sample
 	if obs := s.Base[k]; len(obs) > 0 {
 		c.Base, bs = summarize(obs, confidence, th)
+		c.BaseRounds = Rounds(obs, est)
 	}
 	if obs := s.Head[k]; len(obs) > 0 {
 		c.Head, hs = summarize(obs, confidence, th)
+		c.HeadRounds = Rounds(obs, est)
+	}
+	if err != nil {
+		c.Warnings = append(c.Warnings, err.Error()+"; using median")
 	}
 	if bs == nil || hs == nil {
 		return c
@@ -420,7 +454,7 @@ func compareKey(s *Set, k Key, confidence, alpha float64, th *benchmath.Threshol
 	}
 	if k.Unit == "sec/op" {
 		var warn string
-		c.Paired, warn = NewPaired(s.Base[k], s.Head[k], confidence, alpha)
+		c.Paired, warn = pairedRounds(c.BaseRounds, c.HeadRounds, est, confidence, alpha)
 		if warn != "" {
 			c.Warnings = append(c.Warnings, warn)
 		}
@@ -442,35 +476,39 @@ func better(units benchfmt.UnitMetadataMap, unit string) int {
 // on interleaved runs. It returns one value per round present on both
 // sides, in ascending round order: b[i] and h[i] were measured in the same
 // round. Observations without a round (Round < 0) are left out. When a
-// round holds several observations on one side, their mean is used.
+// round holds several observations on one side (several short runs), their
+// median is used; [PairsBy] takes another estimator.
 func Pairs(base, head []Obs) (b, h []float64) {
-	_, b, h = pairObs(base, head)
+	return PairsBy(base, head, Median)
+}
+
+// PairsBy is [Pairs] with the runs of a round reduced by e.
+func PairsBy(base, head []Obs, e Estimator) (b, h []float64) {
+	_, bs, hs := matchRounds(Rounds(base, e), Rounds(head, e))
+	for i := range bs {
+		b = append(b, bs[i].Value)
+		h = append(h, hs[i].Value)
+	}
 	return b, h
 }
 
-type acc struct {
-	sum float64
-	n   int
-}
-
-func (a acc) mean() float64 { return a.sum / float64(a.n) }
-
-// byRound groups obs by round and returns the rounds in ascending order.
-func byRound(obs []Obs) (map[int]acc, []int) {
-	m := make(map[int]acc)
-	var rounds []int
-	for _, o := range obs {
-		if o.Round < 0 {
-			continue
+// matchRounds returns the rounds present in both base and head (each
+// ascending) and their RoundStats, aligned.
+func matchRounds(base, head []RoundStat) (rounds []int, b, h []RoundStat) {
+	i, j := 0, 0
+	for i < len(base) && j < len(head) {
+		switch {
+		case base[i].Round < head[j].Round:
+			i++
+		case base[i].Round > head[j].Round:
+			j++
+		default:
+			rounds = append(rounds, base[i].Round)
+			b = append(b, base[i])
+			h = append(h, head[j])
+			i++
+			j++
 		}
-		a, ok := m[o.Round]
-		if !ok {
-			rounds = append(rounds, o.Round)
-		}
-		a.sum += o.Value
-		a.n++
-		m[o.Round] = a
 	}
-	slices.Sort(rounds)
-	return m, rounds
+	return rounds, b, h
 }

@@ -1,0 +1,3 @@
+module example.com/cgmod
+
+go 1.26

@@ -1,0 +1,3 @@
+module example.com/explained
+
+go 1.26

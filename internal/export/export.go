@@ -1,0 +1,351 @@
+// Package export writes head's benchmark results in the formats of history
+// services, so that benchgate feeds them rather than storing history
+// itself: --export bencher=FILE and --export gab=FILE.
+//
+// The input is a list of [Metric]s, one per (benchmark, unit): head's
+// center value, its interval and its sample count. The CLI fills it from
+// the verdict; this package knows nothing of statistics.
+//
+// # Names
+//
+// A benchmark is named "import/path.Name", the same key a policy rule
+// matches: the package's import path, a dot, the benchfmt name without the
+// "Benchmark" prefix ("example.com/m/codec.Encode/size=1k"), or the name
+// alone when the package is unknown. The "-GOMAXPROCS" suffix is dropped,
+// so that history continues when the runner's number of CPUs changes;
+// when the input holds one benchmark and unit at several GOMAXPROCS values
+// (--cpu 1,2,4) their suffixes are kept, so that no two results share a
+// name. (The instruction lane, always at GOMAXPROCS 1, thus lands on the
+// same benchmark as the time of a single-CPU-count run.)
+//
+// # Bencher Metric Format (bencher)
+//
+// One JSON object, keyed by benchmark name; each benchmark holds one object
+// per measure with "value" and, when the interval is known, "lower_value"
+// and "upper_value" (https://bencher.dev/docs/reference/bencher-metric-format/):
+//
+//   - "latency": time/op in nanoseconds (Bencher's built-in Latency
+//     measure; sec/op input is converted);
+//   - "allocations": allocs/op;
+//   - "bytes": B/op;
+//   - "instructions": instructions/op of the instruction lane.
+//
+// Bencher creates a measure named in a report that its project does not
+// have yet. Other units (B/s, custom b.ReportMetric units) are not exported.
+// Use it with `bencher run --adapter json --file FILE`.
+//
+// # github-action-benchmark (gab)
+//
+// A JSON array for the action's tool "customSmallerIsBetter": one entry per
+// benchmark and unit, {"name", "unit", "value", "range", "extra"}
+// (https://github.com/benchmark-action/github-action-benchmark#examples):
+// the time/op entry is named after the benchmark with unit "ns/op"; the
+// others append " - UNIT" to the name, as the action's own Go extractor
+// does ("example.com/m/codec.Encode - B/op"). range is "± X" in the
+// entry's unit, X the larger distance from the value to the ends of its
+// interval (omitted without one); extra gives the interval, the number of
+// samples and the GOMAXPROCS value. Every exported unit is smaller-is-better.
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Metric is one unit of one benchmark on head.
+type Metric struct {
+	// Package is the import path ("" if unknown).
+	Package string
+	// Name is the benchmark's benchfmt name, with sub-benchmark parts and
+	// -GOMAXPROCS suffix ("Encode/size=1k-8"); a "Benchmark" prefix is
+	// dropped.
+	Name string
+	// Unit is the unit as benchfmt tidies it: "sec/op" (Value in seconds) or
+	// "ns/op", "allocs/op", "B/op", "instructions/op". Other units are left
+	// out of the exports.
+	Unit string
+	// Value is head's center (the median of its samples).
+	Value float64
+	// Low and High bound head's confidence interval of the center, in Unit;
+	// used only when HasInterval is set and Low ≤ Value ≤ High, both finite.
+	Low, High   float64
+	HasInterval bool
+	// Confidence is the interval's level (0.95), for the text of gab's
+	// extra; 0 if unknown.
+	Confidence float64
+	// Samples is the number of head's samples; 0 if unknown.
+	Samples int
+}
+
+// Format is an export format.
+type Format string
+
+const (
+	// Bencher is the Bencher Metric Format (BMF) JSON.
+	Bencher Format = "bencher"
+	// GAB is github-action-benchmark's customSmallerIsBetter JSON.
+	GAB Format = "gab"
+)
+
+// Formats lists the formats, for messages.
+var Formats = []Format{Bencher, GAB}
+
+// Target is one --export value: a format and the file to write.
+type Target struct {
+	Format Format
+	Path   string
+}
+
+// ParseTarget reads a --export value, FORMAT=FILE ("bencher=bmf.json").
+func ParseTarget(s string) (Target, error) {
+	f, path, ok := strings.Cut(s, "=")
+	f = strings.TrimSpace(f)
+	if !ok || path == "" {
+		return Target{}, fmt.Errorf("--export %q: want FORMAT=FILE, FORMAT bencher or gab", s)
+	}
+	for _, known := range Formats {
+		if Format(f) == known {
+			return Target{Format: known, Path: path}, nil
+		}
+	}
+	return Target{}, fmt.Errorf("--export %q: unknown format %q: want bencher or gab", s, f)
+}
+
+// Encode renders metrics in format f.
+func Encode(f Format, metrics []Metric) ([]byte, error) {
+	switch f {
+	case Bencher:
+		return EncodeBencher(metrics)
+	case GAB:
+		return EncodeGAB(metrics)
+	}
+	return nil, fmt.Errorf("unknown export format %q", f)
+}
+
+// kind is an exported unit: its Bencher measure, its gab unit, and the
+// factor from the input unit to it.
+type kind struct {
+	measure, unit string
+	scale         float64
+	// suffix: gab names this unit's entry "NAME - UNIT" (all but time).
+	suffix bool
+}
+
+func kindOf(unit string) (kind, bool) {
+	switch unit {
+	case "sec/op":
+		return kind{"latency", "ns/op", 1e9, false}, true
+	case "ns/op":
+		return kind{"latency", "ns/op", 1, false}, true
+	case "allocs/op":
+		return kind{"allocations", "allocs/op", 1, true}, true
+	case "B/op":
+		return kind{"bytes", "B/op", 1, true}, true
+	case "instructions/op":
+		return kind{"instructions", "instructions/op", 1, true}, true
+	}
+	return kind{}, false
+}
+
+// point is one exported value, converted and named.
+type point struct {
+	name, procs string
+	kind        kind
+	value       float64
+	low, high   float64
+	interval    bool
+	confidence  float64
+	samples     int
+}
+
+// round keeps 12 significant digits, so that unit conversion leaves no
+// binary noise (1.234e-6 s is 1234 ns, not 1234.0000000000002).
+func round(v float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// points converts and names the metrics, in input order, leaving out units
+// that are not exported. A non-finite value is an error.
+func points(metrics []Metric) ([]point, error) {
+	// A name keeps its suffix when the same benchmark and measure appear
+	// at several GOMAXPROCS values.
+	type group struct{ pkg, base, measure string }
+	fulls := map[group]map[string]bool{}
+	for _, m := range metrics {
+		k, ok := kindOf(m.Unit)
+		if !ok {
+			continue
+		}
+		name := strings.TrimPrefix(m.Name, "Benchmark")
+		g := group{m.Package, stripProcs(name), k.measure}
+		if fulls[g] == nil {
+			fulls[g] = map[string]bool{}
+		}
+		fulls[g][name] = true
+	}
+	var out []point
+	for _, m := range metrics {
+		k, ok := kindOf(m.Unit)
+		if !ok {
+			continue
+		}
+		name := strings.TrimPrefix(m.Name, "Benchmark")
+		base := stripProcs(name)
+		if !finite(m.Value) {
+			return nil, fmt.Errorf("export: %s %s: value %v is not a finite number", key(m.Package, name), m.Unit, m.Value)
+		}
+		p := point{kind: k, value: round(m.Value * k.scale), confidence: m.Confidence, samples: m.Samples}
+		if base != name {
+			p.procs = name[len(base)+1:]
+		}
+		if len(fulls[group{m.Package, base, k.measure}]) > 1 {
+			p.name = key(m.Package, name)
+		} else {
+			p.name = key(m.Package, base)
+		}
+		if m.HasInterval && finite(m.Low) && finite(m.High) && m.Low <= m.Value && m.Value <= m.High {
+			p.interval, p.low, p.high = true, round(m.Low*k.scale), round(m.High*k.scale)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func key(pkg, name string) string {
+	if pkg == "" {
+		return name
+	}
+	return pkg + "." + name
+}
+
+// stripProcs drops a "-GOMAXPROCS" suffix.
+func stripProcs(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || i == len(name)-1 {
+		return name
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return name
+		}
+	}
+	return name[:i]
+}
+
+// bmfMetric is one measure's values in BMF.
+type bmfMetric struct {
+	Value      float64  `json:"value"`
+	LowerValue *float64 `json:"lower_value,omitempty"`
+	UpperValue *float64 `json:"upper_value,omitempty"`
+}
+
+// EncodeBencher renders the metrics as Bencher Metric Format JSON (see the
+// package documentation). Two metrics with the same name and measure are an
+// error.
+func EncodeBencher(metrics []Metric) ([]byte, error) {
+	ps, err := points(metrics)
+	if err != nil {
+		return nil, err
+	}
+	doc := map[string]map[string]bmfMetric{}
+	for _, p := range ps {
+		if doc[p.name] == nil {
+			doc[p.name] = map[string]bmfMetric{}
+		}
+		if _, dup := doc[p.name][p.kind.measure]; dup {
+			return nil, fmt.Errorf("export: %s: two %s values", p.name, p.kind.measure)
+		}
+		m := bmfMetric{Value: p.value}
+		if p.interval {
+			lo, hi := p.low, p.high
+			m.LowerValue, m.UpperValue = &lo, &hi
+		}
+		doc[p.name][p.kind.measure] = m
+	}
+	return marshal(doc)
+}
+
+// gabEntry is one entry of github-action-benchmark's custom JSON.
+type gabEntry struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Value float64 `json:"value"`
+	Range string  `json:"range,omitempty"`
+	Extra string  `json:"extra,omitempty"`
+}
+
+// EncodeGAB renders the metrics as github-action-benchmark's
+// customSmallerIsBetter JSON (see the package documentation), in input
+// order. Two entries with the same name are an error.
+func EncodeGAB(metrics []Metric) ([]byte, error) {
+	ps, err := points(metrics)
+	if err != nil {
+		return nil, err
+	}
+	entries := []gabEntry{}
+	seen := map[string]bool{}
+	for _, p := range ps {
+		e := gabEntry{Name: p.name, Unit: p.kind.unit, Value: p.value}
+		if p.kind.suffix {
+			e.Name += " - " + p.kind.unit
+		}
+		if seen[e.Name] {
+			return nil, fmt.Errorf("export: two values named %q", e.Name)
+		}
+		seen[e.Name] = true
+		var extra []string
+		if p.interval {
+			e.Range = "± " + num(max(p.value-p.low, p.high-p.value))
+			level := "interval"
+			if p.confidence > 0 && p.confidence < 1 {
+				level = strconv.FormatFloat(p.confidence*100, 'f', -1, 64) + "% interval"
+			}
+			extra = append(extra, fmt.Sprintf("%s %s–%s %s", level, exact(p.low), exact(p.high), p.kind.unit))
+		}
+		if p.samples > 0 {
+			extra = append(extra, fmt.Sprintf("%d samples", p.samples))
+		}
+		if p.procs != "" {
+			extra = append(extra, "GOMAXPROCS "+p.procs)
+		}
+		e.Extra = strings.Join(extra, "\n")
+		entries = append(entries, e)
+	}
+	return marshal(entries)
+}
+
+// num formats a number with 4 significant digits, without an exponent
+// (12.35, 1235000, 0.0001235).
+func num(v float64) string {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	if err != nil {
+		r = v
+	}
+	return strconv.FormatFloat(r, 'f', -1, 64)
+}
+
+// exact formats a number without an exponent.
+func exact(v float64) string {
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}

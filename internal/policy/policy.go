@@ -1,0 +1,333 @@
+// Package policy reads benchgate's per-benchmark policy file, .benchgate.yml,
+// and the Benchgate-Accept trailers of a commit message. It decides nothing
+// about measurements: package gate applies what [Policy.For] returns to its
+// rows.
+//
+// # The file
+//
+// .benchgate.yml sits in the module's directory (the directory benchgate
+// runs in: working-directory in the action) and is read from the BASE
+// commit, so that a pull request cannot loosen its own gate. Reading it is
+// the caller's job (git show BASE:PATH; no file means no policy); [Parse]
+// takes its bytes. When head's copy differs, [Diff] and [DiffFor] say what
+// it would change, for the report. The schema, every key optional:
+//
+//	version: 1              # the only version; a later one is an error
+//	threshold: 5%           # time/op: the smallest change that counts
+//	alpha: 0.01             # significance level of the time/op tests (suite-wide only)
+//	fail-on: [time, allocs, bytes, failure]
+//	allocs: {max-increase: 0}        # allocs/op increase accepted (a count, or N%)
+//	bytes: {max-increase: 0}         # B/op increase accepted (bytes, or N%)
+//	instructions: {threshold: 1%}    # instructions/op: the smallest change that counts
+//	rules:                  # first match wins
+//	  - match: 'pkg/codec\.Encode'   # required: a Go regexp over "import/path.Name"
+//	    threshold: 10%
+//	    allocs: {max-increase: 1}
+//	    bytes: {max-increase: 5%}
+//	    instructions: {threshold: 2%}
+//	    fail-on: [allocs, bytes]     # this benchmark's time is reported, never gated
+//	    reason: JSON encoding allocates its output buffer
+//	  - match: 'ColdStart'
+//	    ignore: true                 # not run; listed as ignored
+//	    reason: "flaky, see #123"   # quoted: " #" starts a YAML comment
+//	  - match: 'pkg/parse\.Parse$'
+//	    required: true               # missing on head fails the gate
+//
+// The top-level keys are the suite's defaults. threshold, alpha and fail-on
+// are what the flags and inputs of the same names set: a flag or input given
+// explicitly overrides the file's top level, and a rule overrides both for
+// the benchmarks it matches ([Setting.Resolve]). alpha exists only at the top
+// level: the multiple-testing correction spans the whole suite, so one
+// benchmark cannot have its own level.
+//
+// Values:
+//
+//   - threshold and instructions.threshold are percentages, read like
+//     --threshold: "5%" or 5 is five percent; a bare number between 0 and 1
+//     (0.05) is refused as ambiguous; negative values and 1000% or more are
+//     refused.
+//   - alpha is a number in (0, 1).
+//   - max-increase is either a non-negative number in the metric's unit
+//     (allocs/op: 1 accepts one more allocation per op; B/op: 64 accepts 64
+//     more bytes) or a percentage of base's value ("5%"); a relative
+//     allowance never accepts an increase from 0. 0, the default, is
+//     benchgate's exact check: any increase is a regression.
+//   - fail-on is a list, or a comma-separated string, of time, allocs,
+//     bytes, instructions, failure, removed, inconclusive and scaling (the
+//     words of --fail-on), or none. In a rule it replaces the suite's
+//     fail-on for the benchmarks the rule matches.
+//   - ignore and required are true or false (YAML booleans, not yes/no).
+//     An ignored benchmark is not run and is listed with status ignored; a
+//     rule with ignore: true may have a reason and nothing else. A required
+//     benchmark that is missing on head fails the gate, and so does a
+//     required rule that no head benchmark falls under (a deleted or renamed
+//     benchmark; see [Policy.MissingRequired]).
+//   - reason is free text shown in the report beside the rule's rows.
+//
+// Unknown keys, a missing or invalid match, duplicate match patterns (the
+// later rule could never apply), bad values and YAML syntax errors are errors
+// "FILE:LINE: message" ([Error]; all of them at once, as an [ErrorList]). An
+// empty file, or one holding only comments, is an empty policy.
+//
+// # Names
+//
+// A rule's match, and a Benchgate-Accept regexp, is searched (unanchored,
+// like go test -bench) in "import/path.Name": the benchmark's package import
+// path, a dot, and its name as benchfmt prints it without the "Benchmark"
+// prefix ("example.com/m/codec.Encode/size=1k-8"); plain go test output
+// without a pkg: line gives just the name. A pattern matches a benchmark
+// when it matches that key with the "-GOMAXPROCS" suffix OR without it
+// ("...codec.Encode/size=1k"), so that 'Encode$' matches on every machine
+// whatever its number of CPUs, the instruction lane (always GOMAXPROCS 1,
+// printed without suffix) falls under the same rules, and 'Encode-8$' can
+// still single out one -cpu value.
+package policy
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// File is the policy file's name, relative to the module's directory.
+const File = ".benchgate.yml"
+
+// Version is the only schema version this package reads.
+const Version = 1
+
+// FailOnKinds are the words of a fail-on list (besides "none").
+var FailOnKinds = []string{"time", "allocs", "bytes", "instructions", "failure", "removed", "inconclusive", "scaling"}
+
+// Setting is one value of the file. Set reports whether the file gives it;
+// Line is where (the line of the value). FromRule reports that the value
+// comes from the matching rule rather than from the file's top level (in
+// a [Rule] returned by [Policy.For]).
+type Setting[T any] struct {
+	Value    T
+	Set      bool
+	Line     int
+	FromRule bool
+}
+
+// Resolve applies the precedence rule > flag > file top level > built-in
+// default. current is the value the caller would use without the file
+// (the flag's value, or its default when the flag was not given) and
+// explicit reports whether the flag or input was given explicitly.
+func (s Setting[T]) Resolve(current T, explicit bool) T {
+	switch {
+	case s.Set && s.FromRule:
+		return s.Value
+	case explicit:
+		return current
+	case s.Set:
+		return s.Value
+	}
+	return current
+}
+
+// Limit is a max-increase: the increase of a metric from base to head that
+// is accepted. The zero Limit accepts no increase (benchgate's exact
+// check).
+type Limit struct {
+	// Relative selects Fraction (of base's value) over Amount (in the
+	// metric's own unit).
+	Relative bool
+	Amount   float64
+	Fraction float64
+}
+
+// limitSlack absorbs floating-point error at the boundary: an increase of
+// exactly the limit is accepted.
+const limitSlack = 1e-9
+
+// Allows reports whether going from base to head stays within the limit. A
+// decrease or no change is always allowed; a relative limit never allows
+// an increase from a base of 0 (or below).
+func (l Limit) Allows(base, head float64) bool {
+	d := head - base
+	if !(d > 0) {
+		return true
+	}
+	if l.Relative {
+		return base > 0 && d/base <= l.Fraction+limitSlack
+	}
+	return d <= l.Amount+limitSlack*max(1, l.Amount)
+}
+
+// IsZero reports whether the limit accepts no increase at all.
+func (l Limit) IsZero() bool {
+	if l.Relative {
+		return l.Fraction == 0
+	}
+	return l.Amount == 0
+}
+
+// String renders the limit as the file would: "1", "64", "5%".
+func (l Limit) String() string {
+	if l.Relative {
+		return formatPercent(l.Fraction)
+	}
+	return strconv.FormatFloat(l.Amount, 'f', -1, 64)
+}
+
+func formatPercent(f float64) string {
+	return strconv.FormatFloat(f*100, 'f', -1, 64) + "%"
+}
+
+// Policy is a parsed .benchgate.yml. The zero Policy, and a nil *Policy,
+// is the empty policy: no rule, nothing set.
+type Policy struct {
+	// File is the name given to Parse, used in errors and reports.
+	File string
+	// Version is the file's version, or 0 when it has none.
+	Version int
+	// The suite-wide settings: the file's top level.
+	Threshold    Setting[float64]
+	Alpha        Setting[float64]
+	FailOn       Setting[[]string]
+	Allocs       Setting[Limit]
+	Bytes        Setting[Limit]
+	Instructions Setting[float64]
+	// Rules in file order.
+	Rules []Rule
+}
+
+// Rule is one entry of rules, or, from [Policy.For], the settings that
+// apply to one benchmark.
+type Rule struct {
+	// Index is the rule's position in Policy.Rules, from 0; -1 when no rule
+	// matched (the settings then are the file's top level only).
+	Index int
+	// Line is the line of the rule's list item; 0 when Index is -1.
+	Line int
+	// Match is the rule's pattern as written ("" when Index is -1).
+	Match string
+	re    *regexp.Regexp
+
+	Threshold    Setting[float64]
+	Allocs       Setting[Limit]
+	Bytes        Setting[Limit]
+	Instructions Setting[float64]
+	FailOn       Setting[[]string]
+
+	// Ignore: the benchmark is not run and is listed as ignored.
+	Ignore bool
+	// Required: a benchmark missing on head fails the gate.
+	Required bool
+	// Reason is the rule's reason text, for the report.
+	Reason string
+}
+
+// Regexp returns the rule's compiled pattern (nil when Index is -1).
+func (r Rule) Regexp() *regexp.Regexp { return r.re }
+
+// Matches reports whether the rule's pattern matches the benchmark (see
+// "Names" in the package documentation). A rule without pattern (Index
+// -1) matches nothing.
+func (r Rule) Matches(pkg, name string) bool {
+	return r.re != nil && matches(r.re, pkg, name)
+}
+
+// For returns the settings for one benchmark: a copy of the first rule whose
+// pattern matches it, with every setting the rule leaves unset taken from the
+// file's top level (FromRule false). With no matching rule it returns the top
+// level alone, Index -1. pkg is the import path ("" if unknown) and name the
+// benchmark's name as benchfmt prints it ("Encode/size=1k-8"; a "Benchmark"
+// prefix is dropped). For on a nil Policy returns the empty Rule{Index: -1}.
+func (p *Policy) For(pkg, name string) Rule {
+	if p == nil {
+		return Rule{Index: -1}
+	}
+	r := Rule{Index: -1}
+	for i := range p.Rules {
+		if p.Rules[i].Matches(pkg, name) {
+			r = p.Rules[i]
+			break
+		}
+	}
+	fill(&r.Threshold, p.Threshold)
+	fill(&r.Allocs, p.Allocs)
+	fill(&r.Bytes, p.Bytes)
+	fill(&r.Instructions, p.Instructions)
+	fill(&r.FailOn, p.FailOn)
+	r.FailOn.Value = slices.Clone(r.FailOn.Value)
+	return r
+}
+
+func fill[T any](dst *Setting[T], suite Setting[T]) {
+	if !dst.Set {
+		*dst = suite
+		dst.FromRule = false
+	}
+}
+
+// Ignored reports whether the benchmark falls under a rule with ignore: true.
+func (p *Policy) Ignored(pkg, name string) bool {
+	return p.For(pkg, name).Ignore
+}
+
+// Bench names one benchmark: its package import path and its benchfmt name.
+type Bench struct {
+	Package, Name string
+}
+
+// MissingRequired returns the required rules that no benchmark of head falls
+// under (For gives that rule), in file order: a required benchmark deleted
+// or renamed, or a pattern that matches nothing. head lists the benchmarks
+// head produced results for.
+func (p *Policy) MissingRequired(head []Bench) []Rule {
+	if p == nil {
+		return nil
+	}
+	seen := make([]bool, len(p.Rules))
+	for _, b := range head {
+		if i := p.For(b.Package, b.Name).Index; i >= 0 {
+			seen[i] = true
+		}
+	}
+	var out []Rule
+	for i, r := range p.Rules {
+		if r.Required && !seen[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Key returns the string a pattern is matched against: "import/path.Name",
+// or the name alone when pkg is empty. A "Benchmark" prefix of name is
+// dropped.
+func Key(pkg, name string) string {
+	name = strings.TrimPrefix(name, "Benchmark")
+	if pkg == "" {
+		return name
+	}
+	return pkg + "." + name
+}
+
+// StripProcs removes a trailing "-GOMAXPROCS" suffix ("-8") from a benchmark
+// name; a name without one is returned as is.
+func StripProcs(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || i == len(name)-1 {
+		return name
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return name
+		}
+	}
+	return name[:i]
+}
+
+// matches applies re to the benchmark's key with and without its
+// -GOMAXPROCS suffix.
+func matches(re *regexp.Regexp, pkg, name string) bool {
+	full := Key(pkg, name)
+	if re.MatchString(full) {
+		return true
+	}
+	stripped := Key(pkg, StripProcs(strings.TrimPrefix(name, "Benchmark")))
+	return stripped != full && re.MatchString(stripped)
+}

@@ -1,0 +1,504 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/gate"
+	"golang.org/x/perf/benchunit"
+)
+
+// This file puts the gate's facts in words: reasons, warnings and
+// suspicions become spans (units and names untrusted, figures trusted).
+
+// ReasonText is the reason of a row in plain words (units and names as
+// they are), for logs and annotations that escape for themselves.
+func ReasonText(r gate.Result) string { return Plain(reasonSpans(r)) }
+
+// WarningText is a warning in plain words.
+func WarningText(w gate.Warning) string { return Plain(warningSpans(w, nil)) }
+
+// reasonSpans says why a row has its status, with its confirmation and,
+// for an unchanged row too noisy to judge, what it could not see.
+func reasonSpans(r gate.Result) []Span {
+	l := line(whySpans(r.Reason, r.Unit, r.Confirmation))
+	if r.TooNoisy && r.Status == gate.Unchanged && r.Reason.Code != gate.ReasonVanished && r.MDE != nil && r.Noise != nil {
+		n := 0
+		if r.Base != nil && r.Head != nil {
+			n = min(r.Base.N, r.Head.N)
+		}
+		if r.Test == gate.TestPaired && r.Paired != nil {
+			n = r.Paired.N
+		}
+		l.text("; too noisy to judge: changes under ").num(absPct1(*r.MDE)).text(" cannot be seen at this noise (").
+			num(absPct1(*r.Noise)).text(" per round, ").num(strconv.Itoa(n)).text(" rounds)")
+	}
+	switch {
+	case r.Confirmed != nil && *r.Confirmed:
+		l.text("; confirmed (").add(stageSpans(r.Confirmation)...).text(")")
+	case r.Unconfirmed:
+		why := "not re-measured"
+		if r.Confirmation != nil {
+			why = string(r.Confirmation.Status)
+		}
+		l.text("; could not be confirmed (" + why + "): kept")
+	}
+	return l
+}
+
+// whySpans puts a reason in words; unit is the row's, confirmation the
+// confirmation run's row (for ReasonVanished).
+func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
+	var l line
+	switch rs.Code {
+	case gate.ReasonNoSamples:
+		l.text("no samples on either side")
+	case gate.ReasonOnlyHead:
+		l.text("only on head")
+	case gate.ReasonOnlyBase:
+		l.text("only on base")
+	case gate.ReasonFailedHead:
+		l.text("the head run failed (see failures)")
+	case gate.ReasonFailedBase:
+		l.text("the base run failed (see failures); not gated")
+	case gate.ReasonExactSame:
+		l.num(exactRange(rs.Base)).text(" ").add(unitSpan(unit)).text(" on both sides in every round")
+	case gate.ReasonExactChange:
+		l.num(exactRange(rs.Base) + " → " + exactRange(rs.Head)).text(" ").add(unitSpan(unit)).text(" in every round")
+	case gate.ReasonVaries:
+		first := true
+		for _, s := range []struct {
+			side string
+			r    *gate.Range
+		}{{"base", rs.Base}, {"head", rs.Head}} {
+			if s.r == nil || s.r.Constant() {
+				continue
+			}
+			if !first {
+				l.text(" and ")
+			}
+			first = false
+			l.text(s.side + " varies ").num(exactRange(s.r))
+		}
+		l.text(" ").add(unitSpan(unit)).text(" between rounds: not judged exactly")
+	case gate.ReasonNoTest:
+		l.text("no test applies")
+	case gate.ReasonZeroBoth:
+		l.add(valueSpans(rs.Base.Min, unit)...).text(" on both sides")
+	case gate.ReasonSignificant:
+		l.add(pSpans(rs)...).text(" < α=").num(fmtNum(rs.Alpha)).text(" and ")
+		if rs.Delta == nil {
+			l.add(changeSpans(rs, unit)...)
+		} else {
+			l.num(pct1(*rs.Delta))
+			if *rs.Delta <= -rs.Threshold+1e-9 {
+				l.text(" ≤ ").num("-" + fmtNum(100*rs.Threshold) + "%")
+			} else {
+				l.text(" ≥ ").num("+" + fmtNum(100*rs.Threshold) + "%")
+			}
+		}
+		l.add(directionSpans(rs)...)
+	case gate.ReasonNotSignificant:
+		if rs.Delta == nil {
+			l.add(changeSpans(rs, unit)...)
+		} else {
+			l.num(pct1(*rs.Delta))
+		}
+		l.text(" but ").add(pSpans(rs)...).text(" ≥ α=").num(fmtNum(rs.Alpha)).text(": not significant")
+	case gate.ReasonWithinThreshold:
+		l.num(pct1(*rs.Delta)).text(" is significant (").add(pSpans(rs)...).text(") but within ").num("±" + fmtNum(100*rs.Threshold) + "%")
+	case gate.ReasonNoChange:
+		l.num(pct1(*rs.Delta)).text(", ").add(pSpans(rs)...).text(": no significant change")
+	case gate.ReasonCannotJudge:
+		l.text("cannot be judged: with ").add(roundsSpans(rs.Rounds, rs.BaseN, rs.HeadN)...).
+			text(" and " + plural(rs.Family, "benchmark", "benchmarks") + " ").add(minPSpans(rs.MinP, rs.Adjusted)...).
+			text(" ≥ α=").num(fmtNum(rs.Alpha))
+	case gate.ReasonVanished:
+		l.text("vanished on confirmation (screen: ").add(reasonStage(rs)...).text("; confirm: ").add(stageSpans(confirmation)...).text(")")
+	case gate.ReasonEquivalent:
+		iv := rs.Interval
+		l.text("within ").num("±" + fmtNum(100*rs.Threshold) + "%").text(": the ").num(fmtNum(100*iv.Confidence) + "%").
+			text(" interval of the change is ").num(pct1(iv.Low)).text(" to ").num(pct1(iv.High)).
+			text(" after ").num(strconv.Itoa(rs.Rounds)).text(" rounds")
+	default:
+		l.text(string(rs.Code))
+	}
+	return l
+}
+
+// pSpans is the p-value judged: "p=0.007", and when the looks or the
+// correction changed it, "p=0.007 (raw <0.001, 2 looks, holm)".
+func pSpans(rs gate.Reason) []Span {
+	var l line
+	if rs.P == nil {
+		return l
+	}
+	raw := pString(*rs.P)
+	if rs.PAdjusted == nil || pString(*rs.PAdjusted) == raw {
+		return *l.num(raw)
+	}
+	l.num(pString(*rs.PAdjusted)).text(" (raw ").num(FormatP(*rs.P))
+	if rs.Looks > 1 {
+		l.text(", " + strconv.Itoa(rs.Looks) + " looks")
+	}
+	if rs.Correction != "" {
+		l.text(", " + rs.Correction)
+	}
+	return *l.text(")")
+}
+
+// changeSpans is a change from a zero base: "0 sec/op → 2.005n sec/op".
+func changeSpans(rs gate.Reason, unit string) []Span {
+	var l line
+	l.add(valueSpans(rs.Base.Min, unit)...).text(" → ").add(valueSpans(rs.Head.Min, unit)...)
+	return l
+}
+
+func valueSpans(v float64, unit string) []Span {
+	s := "0"
+	if v != 0 {
+		s = benchunit.Scale(v, benchunit.ClassOf(unit))
+	}
+	return []Span{numSpan(s), txt(" "), unitSpan(unit)}
+}
+
+func directionSpans(rs gate.Reason) []Span {
+	switch rs.Better {
+	case 1:
+		return []Span{txt(" (higher is better)")}
+	case 0:
+		return []Span{txt(" (direction unknown: lower assumed better)")}
+	}
+	return nil
+}
+
+// roundsSpans says how many rounds or samples: "12 rounds", "3 rounds
+// (n=12+3)", "n=4 per side".
+func roundsSpans(rounds, baseN, headN int) []Span {
+	if rounds == 0 {
+		return []Span{numSpan(sizes(baseN, headN))}
+	}
+	s := plural(rounds, "round", "rounds")
+	if rounds != baseN || rounds != headN {
+		s += " (" + sizes(baseN, headN) + ")"
+	}
+	return []Span{numSpan(s)}
+}
+
+func sizes(n1, n2 int) string {
+	if n1 == n2 {
+		return "n=" + strconv.Itoa(n1) + " per side"
+	}
+	return "n=" + strconv.Itoa(n1) + "+" + strconv.Itoa(n2)
+}
+
+func minPSpans(p float64, adjusted bool) []Span {
+	what := "the smallest possible p is "
+	if adjusted {
+		what = "the smallest possible adjusted p is "
+	}
+	return []Span{txt(what), numSpan(FormatP(p))}
+}
+
+// stageSpans summarizes the figures a row was judged on: "+7.1%,
+// p=0.004".
+func stageSpans(r *gate.Result) []Span {
+	if r == nil {
+		return []Span{txt("not re-measured")}
+	}
+	return reasonStage(gate.Reason{Delta: r.Delta, P: r.P, PAdjusted: r.PAdjusted})
+}
+
+func reasonStage(rs gate.Reason) []Span {
+	var l line
+	if rs.Delta != nil {
+		l.num(pct1(*rs.Delta))
+	} else {
+		l.text("no change measured")
+	}
+	p := rs.PAdjusted
+	if p == nil {
+		p = rs.P
+	}
+	if p != nil {
+		l.text(", ").num(pString(*p))
+	}
+	return l
+}
+
+// scalingSpans says why a benchmark's scaling is judged as it is.
+func scalingSpans(s gate.Scaling) []Span {
+	var l line
+	rs := s.Reason
+	last := len(s.CPUs) - 1
+	speedUp := func() {
+		l.text("speed-up at cpu " + strconv.Itoa(s.CPUs[last]) + " ").num(times(s.Base[last]) + " → " + times(s.Head[last]))
+	}
+	thr := fmtNum(100 * rs.Threshold)
+	change := 0.0
+	if s.Change != nil {
+		change = *s.Change
+	}
+	switch rs.Code {
+	case gate.ScalingUnpaired:
+		var cpus []string
+		for _, c := range rs.CPUs {
+			cpus = append(cpus, strconv.Itoa(c))
+		}
+		l.text("not judged: no paired rounds at cpu " + strings.Join(cpus, " and ") + "; ")
+		speedUp()
+		return l
+	case gate.ScalingFewRounds:
+		var parts []string
+		for i, c := range rs.CPUs {
+			parts = append(parts, "cpu "+strconv.Itoa(c)+" ("+plural(rs.Rounds[i], "round", "rounds")+")")
+		}
+		l.text("not judged: too few rounds for an interval at " + strings.Join(parts, " and ") + "; ")
+		speedUp()
+		return l
+	case gate.ScalingWorse:
+		l.text("scaling got worse (").num(pct1(change)).text(" ≥ ").num("+" + thr + "%").text(", intervals disjoint): ")
+	case gate.ScalingBetter:
+		l.text("scaling got better (").num(pct1(change)).text(" ≤ ").num("-" + thr + "%").text(", intervals disjoint): ")
+	case gate.ScalingWithin:
+		l.text("scaling changed by ").num(pct1(change)).text(", within ").num("±" + thr + "%").text(": ")
+	default:
+		l.text("no significant change of scaling (").num(pct1(change)).text(", intervals overlap): ")
+	}
+	speedUp()
+	if rs.Lo != nil && rs.Hi != nil {
+		l.text("; head/base ").num(intervalText(*rs.Lo)).text(" at cpu " + strconv.Itoa(s.CPUs[0]) + ", ").
+			num(intervalText(*rs.Hi)).text(" at cpu " + strconv.Itoa(s.CPUs[last]))
+	}
+	return l
+}
+
+// intervalText formats a change and its interval: "+7.3% [+5.1%, +9.8%]".
+func intervalText(iv gate.Interval) string {
+	return pct1(iv.Estimate) + " [" + pct1(iv.Low) + ", " + pct1(iv.High) + "]"
+}
+
+// warningSpans puts a warning in words; scaling, when given, adds each
+// benchmark's speed-ups to a WarnScalingWorse.
+func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
+	var l line
+	if w.Confirmation {
+		l.text("confirmation: ")
+	}
+	n := len(w.Benchmarks)
+	switch w.Code {
+	case gate.WarnCannotJudge:
+		l.text("time/op could not be judged for " + plural(n, "benchmark", "benchmarks") + ": with ").
+			add(roundsSpans(w.Rounds, w.BaseN, w.HeadN)...).
+			text(" and " + plural(w.Family, "benchmark", "benchmarks") + " ").add(minPSpans(w.MinP, w.Adjusted)...).
+			text(" ≥ α=").num(fmtNum(w.Alpha)).text("; use --count ≥ ").num(strconv.Itoa(w.MinCount))
+	case gate.WarnUTestFallback:
+		l.text("time/op of " + plural(n, "benchmark", "benchmarks") + " was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with ").
+			num(plural(w.Rounds, "round", "rounds")).text(" and " + plural(w.Family, "benchmark", "benchmarks") + " the paired test's smallest possible adjusted p is ").
+			num(FormatP(w.MinP)).text(" ≥ α=").num(fmtNum(w.Alpha)).text("; use --count ≥ ").num(strconv.Itoa(w.MinCount)).text(" for the paired test")
+	case gate.WarnTooNoisy:
+		rng := absPct1(w.Low)
+		if w.High > w.Low*1.05 {
+			rng += " to " + absPct1(w.High)
+		}
+		l.text(plural(n, "benchmark is", "benchmarks are") + " too noisy to judge at ").num("±" + fmtNum(100*w.Threshold) + "%").
+			text(": changes under ").num(rng).text(" cannot be seen at their noise (more rounds, a longer --benchtime or a quieter machine help): ").
+			add(nameList(w.Benchmarks, nil)...)
+	case gate.WarnOptimizedAway:
+		l.text(plural(n, "benchmark runs", "benchmarks run") + " under ").num(trimFloat(w.Limit * 1e9)).
+			text(" ns/op with 0 allocs/op: almost certainly optimized away (no sink): ").add(nameList(w.Benchmarks, nil)...)
+	case gate.WarnShortRuns:
+		l.text(plural(n, "benchmark timed", "benchmarks timed") + " less than ").num(benchunit.Scale(w.Limit, benchunit.Decimal) + "s").
+			text(" of work per run, too little to time reliably; use a longer --benchtime: ").add(nameList(w.Benchmarks, nil)...)
+	case gate.WarnAllocsVary:
+		l.add(unitSpan(w.Unit)).text(" of " + plural(n, "benchmark", "benchmarks") + " vary between rounds: reported as unstable, not judged exactly: ").
+			add(nameList(w.Benchmarks, nil)...)
+	case gate.WarnItersDiffer:
+		l.add(unitSpan(w.Unit)).text(" of " + plural(n, "benchmark", "benchmarks") + " were measured at different iteration counts on base and head; allocation figures are only exactly comparable at the same b.N (-benchtime=Nx)")
+	case gate.WarnScalingWorse:
+		gated := "not gated"
+		if w.Gated {
+			gated = "fails the gate"
+		}
+		l.text("parallel scaling got worse for " + plural(n, "benchmark", "benchmarks") + " (head's speed-up at the largest cpu value fell short of base's by ≥ ").
+			num(fmtNum(100*w.Threshold) + "%").text(": the symptom of contention or false sharing; " + gated + "): ").
+			add(nameList(w.Benchmarks, func(b gate.Bench) []Span { return speedUpNote(b, scaling) })...)
+	case gate.WarnCountTooLow:
+		what := "after the " + w.Correction + " correction"
+		if w.Correction == gate.NoCorrection {
+			what = "without correction"
+		}
+		then := "nothing can be judged"
+		if w.UTest {
+			then = "benchstat's unpaired U test will judge time/op instead, less sensitive on a drifting machine"
+		}
+		l.text("with --count ").num(strconv.Itoa(w.Count)).text(" and " + plural(w.Family, "benchmark", "benchmarks") + " the paired test cannot reach α=").
+			num(fmtNum(w.Alpha)).text(" " + what + " (smallest possible adjusted p ").num(FormatP(w.MinP)).
+			text("); " + then + "; use --count ≥ ").num(strconv.Itoa(w.MinCount))
+	case gate.WarnInput:
+		l.add(prose(w.Detail))
+	default:
+		l.text(string(w.Code)).text(": ").add(nameList(w.Benchmarks, nil)...)
+	}
+	return l
+}
+
+// speedUpNote is " (cpu 8: 6.50× → 2.60×)" for a benchmark of scaling.
+func speedUpNote(b gate.Bench, scaling []gate.Scaling) []Span {
+	for _, s := range scaling {
+		if s.Package == b.Package && s.Name == b.Name {
+			last := len(s.CPUs) - 1
+			return []Span{txt(" (cpu " + strconv.Itoa(s.CPUs[last]) + ": "), numSpan(times(s.Base[last]) + " → " + times(s.Head[last])), txt(")")}
+		}
+	}
+	return nil
+}
+
+// maxNames is the number of benchmarks a warning names.
+const maxNames = 5
+
+// nameList names up to maxNames benchmarks, then how many more; more adds
+// spans after each name.
+func nameList(bs []gate.Bench, more func(gate.Bench) []Span) []Span {
+	var l line
+	for i, b := range bs {
+		if i == maxNames {
+			l.text(" and " + strconv.Itoa(len(bs)-maxNames) + " more")
+			break
+		}
+		if i > 0 {
+			l.text(", ")
+		}
+		l.name(b.Name)
+		if more != nil {
+			l.add(more(b)...)
+		}
+	}
+	return l
+}
+
+// suspicionSpans says what a suspicious benchmark does wrong.
+func suspicionSpans(sp gate.Suspicion, unit string) []Span {
+	var l line
+	sides := strings.Join(sp.Sides, " and ")
+	switch sp.Code {
+	case gate.SuspectOptimizedAway:
+		alloc := " with 0 allocs/op"
+		if sp.NoAllocs {
+			alloc = " (no allocation figures)"
+		}
+		l.num(trimFloat(sp.Value * 1e9)).text(" ns/op" + alloc + " on " + sides + ": almost certainly optimized away; use the result (a sink) so the work cannot be removed")
+	case gate.SuspectShortRuns:
+		l.text("a run timed only ").num(benchunit.Scale(sp.Value, benchunit.Decimal) + "s").
+			text(" of work on " + sides + " (b.N × time/op): too short to time reliably; use a longer --benchtime")
+	case gate.SuspectAllocsVary:
+		l.add(unitSpan(unit)).text(" varies between rounds (")
+		first := true
+		for _, s := range []struct {
+			side string
+			r    *gate.Range
+		}{{"base", sp.Base}, {"head", sp.Head}} {
+			if s.r == nil {
+				continue
+			}
+			if !first {
+				l.text(", ")
+			}
+			first = false
+			l.text(s.side + " ").num(exactRange(s.r))
+		}
+		l.text("): something allocates outside the benchmark loop or in the background, so the exact check cannot apply")
+	default:
+		l.text(sp.Code)
+	}
+	return l
+}
+
+// exactRange formats an allocation figure or range exactly: "3", "7–8".
+func exactRange(r *gate.Range) string {
+	if r == nil {
+		return none
+	}
+	if r.Constant() {
+		return exact(r.Min)
+	}
+	return exact(r.Min) + "–" + exact(r.Max)
+}
+
+// unitSpan is a unit: the testing package's own as text, any other (a
+// custom metric's, untrusted) as a name.
+func unitSpan(u string) Span {
+	switch u {
+	case "sec/op", "B/op", "allocs/op", "B/s":
+		return txt(u)
+	}
+	return nameSpan(u)
+}
+
+// FormatP formats a p-value for people: three decimals, "<0.001" below.
+func FormatP(p float64) string {
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return strconv.FormatFloat(p, 'f', 3, 64)
+}
+
+// pString formats "p=0.002" or "p<0.001".
+func pString(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return "p=" + FormatP(p)
+}
+
+// pct formats a relative change as benchstat does: "+9.95%".
+func pct(d float64) string { return fmt.Sprintf("%+.2f%%", 100*d) }
+
+// pct1 formats a relative change with one decimal: "+9.1%".
+func pct1(d float64) string { return fmt.Sprintf("%+.1f%%", 100*d) }
+
+// absPct1 formats a fraction without sign: "1.2%", "∞".
+func absPct1(d float64) string {
+	if math.IsInf(d, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.1f%%", 100*d)
+}
+
+// times formats a speed-up: "6.50×".
+func times(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + "×" }
+
+// trimFloat formats v with 3 significant digits ("0.25").
+func trimFloat(v float64) string { return fmt.Sprintf("%.3g", v) }
+
+func exact(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+const none = "—"
+
+// Warnings are the warnings of v in plain words, in order.
+func Warnings(v gate.Verdict) []string {
+	var out []string
+	for _, w := range v.Warnings {
+		out = append(out, Plain(warningSpans(w, v.Scaling)))
+	}
+	return out
+}
+
+// ScalingText is why a benchmark's scaling is judged as it is, in plain
+// words.
+func ScalingText(s gate.Scaling) string { return Plain(scalingSpans(s)) }
+
+// SuspicionText says what a suspicious benchmark does wrong, in plain
+// words; unit is its row's.
+func SuspicionText(sp gate.Suspicion, unit string) string { return Plain(suspicionSpans(sp, unit)) }
