@@ -65,7 +65,6 @@ func (a *app) action(ctx context.Context) int {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fail(ExitUsage, "input working-directory: %q is not a directory of the workspace", act.WorkingDirectory)
 	}
-	cfg.Dir = dir
 
 	name, path := getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH")
 	var payload []byte
@@ -92,7 +91,7 @@ func (a *app) action(ctx context.Context) int {
 	default:
 		fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", target.Description)
 	}
-	a.trust = trust{event: name, run: target.WorkflowRun, prHead: target.HeadSHA}
+	tr := trust{event: name, run: target.WorkflowRun, prHead: target.HeadSHA}
 	if act.PRNumber > 0 {
 		// A workflow_run job posting the report of a pull request's run.
 		// There the number comes from the run's artifact: comment checks
@@ -101,7 +100,7 @@ func (a *app) action(ctx context.Context) int {
 	}
 	jsonPath := filepath.Join(ws, ReportJSON)
 	if act.Mode == "merge" {
-		return a.actionMerge(ctx, gh, ws, jsonPath, target, act)
+		return a.actionMerge(ctx, gh, ws, jsonPath, target, act, tr)
 	}
 	if err := goModule(ctx, dir, a.untrustedEnv()); err != nil {
 		return fail(ExitUsage, "input working-directory: %v", err)
@@ -115,12 +114,12 @@ func (a *app) action(ctx context.Context) int {
 		return fail(ExitUsage, "head %s: %v", target.Head, oneLine(err))
 	}
 	if act.Mode == "calibrate" {
-		cfg.Rev, cfg.Base, cfg.Head = shortRef(headSHA), shortRef(headSHA), shortRef(headSHA)
-		cfg.JSON, cfg.Confirm, a.calibrating = jsonPath, false, true
-		code, _ := a.measure(ctx, repo, headSHA, headSHA)
+		r := rev{headSHA, shortRef(headSHA)}
+		o := a.measure(ctx, repo, job{base: r, head: r, dir: dir, dest: dest{json: jsonPath, calibrate: true}})
+		code := o.code
 		chownLike(jsonPath, ws)
-		if a.calibration != nil {
-			md := report.CalibrationMarkdown(*a.calibration, a.meta)
+		if o.calibration != nil {
+			md := report.CalibrationMarkdown(*o.calibration, o.meta)
 			if err := gh.StepSummary(md); err != nil && !errors.Is(err, github.ErrNotInActions) {
 				fmt.Fprintf(a.env.Stderr, "benchgate: warning: job summary: %v\n", err)
 			}
@@ -140,24 +139,27 @@ func (a *app) action(ctx context.Context) int {
 	if baseSHA == headSHA {
 		return fail(ExitUsage, "base and head are the same commit %s: nothing to compare (set the base input)", short(baseSHA))
 	}
-	cfg.Base, cfg.Head = shortRef(target.Base), shortRef(target.Head)
-	if target.BaseFromMergeParent {
-		cfg.Base = short(target.MergeCommit) + "^1"
+	j := job{
+		base: rev{baseSHA, shortRef(target.Base)}, head: rev{headSHA, shortRef(target.Head)},
+		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
 	}
-	cfg.JSON = jsonPath
+	if target.BaseFromMergeParent {
+		j.base.Label = short(target.MergeCommit) + "^1"
+	}
 	shardDir := ""
 	if !cfg.Shard.IsZero() {
 		// The shard's raw results, for an artifact and the merge job.
 		shardDir = fmt.Sprintf("benchgate-shard-%d-of-%d", cfg.Shard.Index, cfg.Shard.Count)
-		cfg.Out = filepath.Join(ws, shardDir)
-		cfg.Confirm = cfg.Confirm && cfg.Shard.Count == 1
+		j.out = filepath.Join(ws, shardDir)
+		j.confirm = cfg.Confirm && cfg.Shard.Count == 1
 		// The checkout may hold a symbolic link by that name: every
 		// component below the workspace is checked, none followed.
-		if err := safefile.MkdirAll(ws, cfg.Out, 0o755); err != nil {
+		if err := safefile.MkdirAll(ws, j.out, 0o755); err != nil {
 			return fail(ExitUsage, "shard directory: %v", err)
 		}
 	}
-	code, v := a.measure(ctx, repo, baseSHA, headSHA)
+	o := a.measure(ctx, repo, j)
+	code := o.code
 	chownLike(jsonPath, ws)
 	if shardDir != "" {
 		chownTree(filepath.Join(ws, shardDir), ws)
@@ -167,17 +169,17 @@ func (a *app) action(ctx context.Context) int {
 			act.Comment = "never"
 		}
 	}
-	if v == nil {
+	if o.verdict == nil {
 		_ = gh.Annotate(github.Error, "", 0, "benchgate", "benchgate could not finish; see the log above")
 		return code
 	}
-	a.publish(ctx, gh, *v, target, act)
+	a.publish(ctx, gh, o, target, act, tr)
 	return code
 }
 
 // actionMerge is mode merge: the shards' directories (globs relative to the
 // workspace) combined into one verdict, published like a gate run.
-func (a *app) actionMerge(ctx context.Context, gh *github.Actions, ws, jsonPath string, target event.Target, act *config.Action) int {
+func (a *app) actionMerge(ctx context.Context, gh *github.Actions, ws, jsonPath string, target event.Target, act *config.Action, tr trust) int {
 	var dirs []string
 	for _, pat := range a.cfg.MergeDirs {
 		matches, err := filepath.Glob(filepath.Join(ws, pat))
@@ -190,14 +192,13 @@ func (a *app) actionMerge(ctx context.Context, gh *github.Actions, ws, jsonPath 
 	if len(dirs) == 0 {
 		return a.errorf(ExitUsage, "input merge: with mode merge, name the shards' directories (e.g. shards/*)")
 	}
-	a.cfg.JSON = jsonPath
-	code, v := a.mergeDirs(dirs)
+	o := a.mergeDirs(dirs, dest{json: jsonPath}, tr)
 	chownLike(jsonPath, ws)
-	if v == nil {
-		return code
+	if o.verdict == nil {
+		return o.code
 	}
-	a.publish(ctx, gh, *v, target, act)
-	return code
+	a.publish(ctx, gh, o, target, act, tr)
+	return o.code
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -229,7 +230,8 @@ func shortRef(ref string) string {
 
 // publish writes the comment, the summary, the outputs and the annotations.
 // None of it changes the exit status.
-func (a *app) publish(ctx context.Context, gh *github.Actions, v gate.Verdict, target event.Target, act *config.Action) {
+func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target event.Target, act *config.Action, tr trust) {
+	v := *o.verdict
 	getenv := a.env.Getenv
 	warn := func(format string, args ...any) {
 		msg := fmt.Sprintf(format, args...)
@@ -243,12 +245,12 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, v gate.Verdict, t
 	}
 	var notes []string
 	if target.PRNumber > 0 && act.Comment != "never" {
-		if note := a.comment(ctx, v, target, act, runURL); note != "" {
+		if note := a.comment(ctx, v, o.meta, target, act, runURL, tr); note != "" {
 			notes = append(notes, note)
 			warn("%s", note)
 		}
 	}
-	meta := a.meta
+	meta := o.meta
 	meta.Notes = append(meta.Notes, notes...)
 	summary := report.Markdown(v, meta, report.Options{MaxChars: github.MaxStepSummary - 4096})
 	if err := gh.StepSummary(summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
@@ -286,7 +288,7 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, v gate.Verdict, t
 
 // comment upserts the sticky comment and returns a note for the summary when
 // it could not.
-func (a *app) comment(ctx context.Context, v gate.Verdict, target event.Target, act *config.Action, runURL string) string {
+func (a *app) comment(ctx context.Context, v gate.Verdict, meta report.Meta, target event.Target, act *config.Action, runURL string, tr trust) string {
 	getenv := a.env.Getenv
 	if readOnlyFork(getenv("GITHUB_EVENT_NAME"), target) {
 		return forkSkipNote
@@ -307,7 +309,7 @@ func (a *app) comment(ctx context.Context, v gate.Verdict, target event.Target, 
 	if err != nil {
 		return fmt.Sprintf("pull request comment: %v", err)
 	}
-	if err := a.checkPullRequest(ctx, c, owner, repo, target.PRNumber); err != nil {
+	if err := tr.checkPullRequest(ctx, c, owner, repo, target.PRNumber); err != nil {
 		return "no pull request comment: " + err.Error()
 	}
 	if act.Comment == "on-change" && !changed(v) {
@@ -323,11 +325,11 @@ func (a *app) comment(ctx context.Context, v gate.Verdict, target event.Target, 
 		// leave a stale regression on the pull request.
 	}
 	opts := report.Options{DetailsURL: runURL}
-	body := report.Markdown(v, a.meta, opts)
+	body := report.Markdown(v, meta, opts)
 	res, err := c.Upsert(ctx, owner, repo, target.PRNumber, act.CommentKey, body, func(max int) string {
 		o := opts
 		o.MaxChars = max
-		return report.Markdown(v, a.meta, o)
+		return report.Markdown(v, meta, o)
 	})
 	if err != nil {
 		return commentNote(err)

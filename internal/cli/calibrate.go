@@ -18,7 +18,7 @@ import (
 // should be none), and the settings that detect the smallest changes at
 // the chosen suite-wide false-alarm rate (--alpha, after --correction).
 func (a *app) calibrate(ctx context.Context) int {
-	dir := a.dir()
+	dir := a.resolve(a.cfg.Dir)
 	if err := goModule(ctx, dir, a.untrustedEnv()); err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
@@ -30,11 +30,11 @@ func (a *app) calibrate(ctx context.Context) int {
 	if err != nil {
 		return a.errorf(ExitUsage, "--rev %s: %v", a.cfg.Rev, oneLine(err))
 	}
-	a.cfg.Base, a.cfg.Head = a.cfg.Rev, a.cfg.Rev
-	a.cfg.Confirm = false
-	a.calibrating = true
-	code, _ := a.measure(ctx, repo, sha, sha)
-	return code
+	r := rev{sha, a.cfg.Rev}
+	return a.measure(ctx, repo, job{
+		base: r, head: r, dir: dir, out: a.cfg.Out,
+		dest: dest{json: a.cfg.JSON, markdown: a.cfg.Markdown, calibrate: true},
+	}).code
 }
 
 // recommend derives settings from per-benchmark noise: for each count from
@@ -107,8 +107,8 @@ func mdeLog(n int, noise, alpha float64) float64 {
 
 // calibrationReport turns the A/A verdict into a Calibration and writes
 // it like a verdict's report (stdout in --format, --markdown, --json).
-func (a *app) calibrationReport(v gate.Verdict, meta report.Meta) (int, *gate.Verdict) {
-	c := &report.Calibration{Rev: a.cfg.Rev, SHA: meta.HeadSHA, Rounds: meta.Count, Benchtime: a.cfg.Benchtime, Alpha: a.cfg.Alpha, Correction: a.cfg.Correction}
+func (a *app) calibrationReport(v gate.Verdict, meta report.Meta, d dest) outcome {
+	c := &report.Calibration{Rev: meta.HeadRef, SHA: meta.HeadSHA, Rounds: meta.Count, Benchtime: a.cfg.Benchtime, Alpha: a.cfg.Alpha, Correction: a.cfg.Correction}
 	var noise []float64
 	for _, r := range v.Results {
 		if r.Kind == gate.Time && r.Status == gate.Regression || r.Kind == gate.Time && r.Status == gate.Improvement ||
@@ -133,12 +133,13 @@ func (a *app) calibrationReport(v gate.Verdict, meta report.Meta) (int, *gate.Ve
 			c.Recommend.TooNoisy = append(c.Recommend.TooNoisy, c.Benchmarks[i].Name)
 		}
 	}
-	a.calibration = c
-	if err := a.publishReport(report.BuildCalibration(*c, meta), func() ([]byte, error) { return report.CalibrationJSON(*c) }); err != nil {
-		return a.errorf(ExitTool, "%v", err), &v
+	o := outcome{verdict: &v, meta: meta, calibration: c}
+	if err := a.publishReport(report.BuildCalibration(*c, meta), func() ([]byte, error) { return report.CalibrationJSON(*c) }, d); err != nil {
+		o.code = a.errorf(ExitTool, "%v", err)
+		return o
 	}
 	if meta.Partial {
-		return ExitTool, &v
+		o.code = ExitTool
 	}
-	return ExitPass, &v
+	return o
 }

@@ -45,16 +45,8 @@ type Env struct {
 
 type app struct {
 	env   Env
-	cfg   *config.Config
-	meta  report.Meta // of the last judgement, for publishing
-	looks []int       // planned looks of an adaptive run (--max-time)
-
-	calibrating bool                // calibrate: conclude with the noise report
-	calibration *report.Calibration // its result
-
-	raw string // directory of the measured raw files, kept if a report cannot be written (outputs.go)
-
-	trust trust // the action's event, which artifacts are checked against (trust.go)
+	cfg   *config.Config // as the user gave it: never edited
+	looks []int          // planned looks of an adaptive run (--max-time)
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -95,8 +87,7 @@ func Run(ctx context.Context, args []string, env Env) int {
 	case "calibrate":
 		return a.calibrate(ctx)
 	default:
-		code, _ := a.run(ctx)
-		return code
+		return a.run(ctx, a.cfg.Dir).code
 	}
 }
 
@@ -112,14 +103,15 @@ func (a *app) progress() io.Writer {
 	return a.env.Stderr
 }
 
-func (a *app) dir() string {
-	if a.cfg.Dir == "" {
+// resolve makes a -C directory absolute ("" is the working directory).
+func (a *app) resolve(dir string) string {
+	if dir == "" {
 		return a.env.Dir
 	}
-	if filepath.IsAbs(a.cfg.Dir) {
-		return a.cfg.Dir
+	if filepath.IsAbs(dir) {
+		return dir
 	}
-	return filepath.Join(a.env.Dir, a.cfg.Dir)
+	return filepath.Join(a.env.Dir, dir)
 }
 
 // path resolves a user-given path against the working directory.
@@ -146,17 +138,11 @@ func (a *app) compare() int {
 		in[i] = stats.Input{Name: name, R: f}
 	}
 	meta := report.Meta{RawBase: a.cfg.Files[0], RawHead: a.cfg.Files[1], BaseRef: a.cfg.Files[0], HeadRef: a.cfg.Files[1]}
-	code, _ := a.judge(in, nil, meta)
-	return code
-}
-
-// judge runs statistics, the gate and the reports on two benchfmt inputs.
-func (a *app) judge(in [2]stats.Input, failures []gate.Failure, meta report.Meta) (int, *gate.Verdict) {
-	v, err := a.verdict(in, failures)
+	v, err := a.verdict(in, nil)
 	if err != nil {
-		return a.errorf(ExitUsage, "%v", oneLine(err)), nil
+		return a.errorf(ExitUsage, "%v", oneLine(err))
 	}
-	return a.conclude(*v, meta)
+	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
 }
 
 // verdict runs statistics and the gate on two benchfmt inputs.
@@ -174,27 +160,30 @@ func (a *app) verdict(in [2]stats.Input, failures []gate.Failure) (*gate.Verdict
 	return &v, nil
 }
 
-// conclude writes the reports and maps the verdict to the exit status.
-func (a *app) conclude(v gate.Verdict, meta report.Meta) (int, *gate.Verdict) {
+// conclude writes the reports to d and maps the verdict to the exit status.
+func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 	meta.Tool = "benchgate " + Version
-	a.meta = meta
-	if a.calibrating {
-		return a.calibrationReport(v, meta)
+	if d.calibrate {
+		return a.calibrationReport(v, meta, d)
 	}
-	if err := a.write(v, meta); err != nil {
-		return a.errorf(ExitTool, "%v", err), &v
+	o := outcome{verdict: &v, meta: meta}
+	if err := a.write(v, meta, d); err != nil {
+		o.code = a.errorf(ExitTool, "%v", err)
+		return o
 	}
 	switch {
 	case meta.Partial:
-		return ExitTool, &v
+		o.code = ExitTool
 	case a.cfg.Shard.Count > 1:
 		// A shard's verdict is the merge's to give (1/1 is the whole
 		// suite: its verdict is final).
-		return ExitPass, &v
+		o.code = ExitPass
 	case !v.Pass:
-		return ExitFail, &v
+		o.code = ExitFail
+	default:
+		o.code = ExitPass
 	}
-	return ExitPass, &v
+	return o
 }
 
 func (a *app) policy() gate.Policy {
@@ -229,21 +218,21 @@ func (a *app) policy() gate.Policy {
 // --markdown, JSON to --json, never through a symbolic link at those
 // paths. When a file cannot be written, the error says that the report is
 // above (on stdout) and where the raw results are kept.
-func (a *app) write(v gate.Verdict, meta report.Meta) error {
+func (a *app) write(v gate.Verdict, meta report.Meta, d dest) error {
 	doc := report.Build(v, meta)
 	js := func() ([]byte, error) { return report.JSON(v, meta) }
-	return a.publishReport(doc, js)
+	return a.publishReport(doc, js, d)
 }
 
 // publishReport writes doc (and the JSON that jsonOf makes) to stdout in
 // the --format chosen, and to the --markdown and --json files.
-func (a *app) publishReport(doc *report.Document, jsonOf func() ([]byte, error)) error {
+func (a *app) publishReport(doc *report.Document, jsonOf func() ([]byte, error), d dest) error {
 	var md strings.Builder
 	if err := report.WriteMarkdown(&md, doc, report.Options{}); err != nil {
 		return err
 	}
 	var js []byte
-	if a.cfg.JSON != "" || a.cfg.Format == "json" {
+	if d.json != "" || a.cfg.Format == "json" {
 		var err error
 		if js, err = jsonOf(); err != nil {
 			return fmt.Errorf("json report: %w", err)
@@ -258,48 +247,52 @@ func (a *app) publishReport(doc *report.Document, jsonOf func() ([]byte, error))
 		_ = report.WriteText(a.env.Stdout, doc, terminal(a.env.Stdout, a.env.Getenv))
 	}
 	var errs []error
-	if a.cfg.Markdown != "" {
-		if err := a.writeOutput("--markdown", a.cfg.Markdown, []byte(md.String())); err != nil {
+	if d.markdown != "" {
+		if err := a.writeOutput("--markdown", d.markdown, []byte(md.String())); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if a.cfg.JSON != "" {
-		if err := a.writeOutput("--json", a.cfg.JSON, js); err != nil {
+	if d.json != "" {
+		if err := a.writeOutput("--json", d.json, js); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if len(errs) > 0 {
-		return a.reportLost(errs)
+		return a.reportLost(errs, d)
 	}
 	return nil
 }
 
-// run measures base against head in the repository around the working
-// directory and judges the result.
-func (a *app) run(ctx context.Context) (int, *gate.Verdict) {
-	dir := a.dir()
+// run measures base against head in the repository around dir (the
+// working directory when "") and judges the result.
+func (a *app) run(ctx context.Context, dir string) outcome {
+	dir = a.resolve(dir)
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return a.errorf(ExitUsage, "-C %s: not a directory", dir), nil
+		return a.failf(ExitUsage, "-C %s: not a directory", dir)
 	}
 	if err := goModule(ctx, dir, a.untrustedEnv()); err != nil {
-		return a.errorf(ExitUsage, "%v", err), nil
+		return a.failf(ExitUsage, "%v", err)
 	}
 	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
 	if err != nil {
-		return a.errorf(ExitUsage, "%s is not in a git repository: %v", dir, oneLine(err)), nil
+		return a.failf(ExitUsage, "%s is not in a git repository: %v", dir, oneLine(err))
 	}
 	baseSHA, err := repo.Resolve(ctx, a.cfg.Base)
 	if err != nil {
-		return a.errorf(ExitUsage, "--base %s: %v", a.cfg.Base, oneLine(err)), nil
+		return a.failf(ExitUsage, "--base %s: %v", a.cfg.Base, oneLine(err))
 	}
 	headSHA, err := repo.Resolve(ctx, a.cfg.Head)
 	if err != nil {
-		return a.errorf(ExitUsage, "--head %s: %v", a.cfg.Head, oneLine(err)), nil
+		return a.failf(ExitUsage, "--head %s: %v", a.cfg.Head, oneLine(err))
 	}
 	if baseSHA == headSHA && !a.cfg.AllowSame {
-		return a.errorf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, short(baseSHA)), nil
+		return a.failf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, short(baseSHA))
 	}
-	return a.measure(ctx, repo, baseSHA, headSHA)
+	return a.measure(ctx, repo, job{
+		base: rev{baseSHA, a.cfg.Base}, head: rev{headSHA, a.cfg.Head},
+		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm,
+		dest: dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
+	})
 }
 
 // timingNote says where the time went: builds, benchmark processes, and

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/config"
+
 	"github.com/benchgate/benchgate/internal/demo"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/report"
@@ -29,12 +31,15 @@ func (a *app) demo(ctx context.Context) int {
 	}
 	fmt.Fprintf(a.env.Stderr, "benchgate demo: example repository with two commits in %s\n", repo)
 	fmt.Fprintf(a.env.Stderr, "benchgate demo: running: benchgate run --base HEAD~1 --head HEAD --count 12 --benchtime 20ms\n")
-	a.cfg.Dir = repo
-	a.cfg.Base, a.cfg.Head = "HEAD~1", "HEAD"
-	a.cfg.Count = 12
-	a.cfg.Benchtime = "20ms"
-	a.cfg.Packages = []string{"./..."}
-	code, v := a.run(ctx)
+	// The demo is a run with its own configuration (the flags of demo are
+	// none: its settings are these).
+	cfg, err := config.Parse([]string{"run", "--base", "HEAD~1", "--head", "HEAD", "--count", "12", "--benchtime", "20ms", "./..."})
+	if err != nil {
+		return a.errorf(ExitTool, "demo settings: %v", err)
+	}
+	run := &app{env: a.env, cfg: cfg}
+	o := run.run(ctx, repo)
+	code, v := o.code, o.verdict
 	if v == nil {
 		return code
 	}

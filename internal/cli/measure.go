@@ -24,15 +24,13 @@ import (
 	"github.com/benchgate/benchgate/internal/stats"
 )
 
-// FailuresFile holds a shard's benchmark failures next to its raw files.
-const FailuresFile = "failures.json"
-
 // measure checks base and head out into temporary worktrees, runs the
 // benchmarks and judges them. The worktrees are removed on every path.
-func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA string) (int, *gate.Verdict) {
+func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
+	baseSHA, headSHA := j.base.SHA, j.head.SHA
 	tmp, err := os.MkdirTemp("", "benchgate-")
 	if err != nil {
-		return a.errorf(ExitTool, "temporary directory: %v", err), nil
+		return a.failf(ExitTool, "temporary directory: %v", err)
 	}
 	defer os.RemoveAll(tmp)
 	var trees [2]*gitrev.Worktree
@@ -46,7 +44,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	for i, sha := range []string{baseSHA, headSHA} {
 		trees[i], err = repo.AddWorktree(ctx, sha, tmp)
 		if err != nil {
-			return a.errorf(ExitTool, "%v", oneLine(err)), nil
+			return a.failf(ExitTool, "%v", oneLine(err))
 		}
 	}
 
@@ -55,7 +53,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		defer sb.release()
 	}
 	if err != nil {
-		return a.errorf(ExitTool, "sandbox for the benchmarks: %v", err), nil
+		return a.failf(ExitTool, "sandbox for the benchmarks: %v", err)
 	}
 
 	seed := a.cfg.Seed
@@ -63,14 +61,14 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		seed = rand.Int64N(1 << 31)
 	}
 	meta := report.Meta{
-		BaseRef: a.cfg.Base, HeadRef: a.cfg.Head, BaseSHA: baseSHA, HeadSHA: headSHA,
+		BaseRef: j.base.Label, HeadRef: j.head.Label, BaseSHA: baseSHA, HeadSHA: headSHA,
 		Count: a.cfg.Count, Benchtime: a.cfg.Benchtime, Seed: seed,
 	}
 	packages := a.cfg.Packages
 	if a.cfg.Affected {
 		sel, err := a.affected(ctx, sb.Sandbox, repo, trees, baseSHA, headSHA)
 		if err != nil {
-			return a.errorf(ExitTool, "--packages affected: %v", oneLine(err)), nil
+			return a.failf(ExitTool, "--packages affected: %v", oneLine(err))
 		}
 		meta.Notes = append(meta.Notes, affectedNotes(sel)...)
 		if !a.cfg.Quiet {
@@ -79,13 +77,13 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 		if !sel.All {
 			if len(sel.Packages) == 0 {
 				v := gate.Judge(nil, nil, a.policy())
-				return a.conclude(v, meta)
+				return a.conclude(v, meta, j.dest)
 			}
 			packages = sel.Packages
 		}
 	}
 
-	out := a.cfg.Out
+	out := j.out
 	if out == "" {
 		out = filepath.Join(tmp, "raw")
 	} else if !filepath.IsAbs(out) {
@@ -95,27 +93,27 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	// out itself may not be a symbolic link, nor may any file written in
 	// it (safefile).
 	if err := safefile.MkdirAll(filepath.Dir(out), out, 0o755); err != nil {
-		return a.errorf(ExitUsage, "--out %s: %v", a.cfg.Out, err), nil
+		return a.failf(ExitUsage, "--out %s: %v", j.out, err)
 	}
-	a.raw = out
+	j.dest.raw, j.dest.rawKept = out, j.out != ""
 	rawBase, rawHead := filepath.Join(out, "base.txt"), filepath.Join(out, "head.txt")
 	bf, err := safefile.Create(rawBase, 0o644)
 	if err != nil {
-		return a.errorf(ExitUsage, "--out: %v", err), nil
+		return a.failf(ExitUsage, "--out: %v", err)
 	}
 	defer bf.Close()
 	hf, err := safefile.Create(rawHead, 0o644)
 	if err != nil {
-		return a.errorf(ExitUsage, "--out: %v", err), nil
+		return a.failf(ExitUsage, "--out: %v", err)
 	}
 	defer hf.Close()
 	logDir := ""
-	if a.cfg.Out != "" {
+	if j.out != "" {
 		logDir = out
 		meta.RawBase, meta.RawHead = rawBase, rawHead
 	}
 	if !a.cfg.Quiet {
-		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", a.cfg.Base, short(baseSHA), a.cfg.Head, short(headSHA), seed)
+		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", j.base.Label, short(baseSHA), j.head.Label, short(headSHA), seed)
 	}
 	opts := runner.Options{
 		Packages:   packages,
@@ -150,7 +148,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	}
 	var manifest *shard.Manifest
 	if !a.cfg.Shard.IsZero() {
-		manifest = &shard.Manifest{Shard: a.cfg.Shard, BaseSHA: baseSHA, HeadSHA: headSHA, PRHeadSHA: a.trust.prHead, Tool: "benchgate " + Version, Settings: a.settings()}
+		manifest = &shard.Manifest{Shard: a.cfg.Shard, BaseSHA: baseSHA, HeadSHA: headSHA, PRHeadSHA: j.prHead, Tool: "benchgate " + Version, Settings: a.settings()}
 		opts.Select = func(units []runner.Unit) []runner.Unit {
 			for _, u := range units {
 				manifest.All = append(manifest.All, u.ID())
@@ -188,7 +186,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	hf.Close()
 	if manifest != nil {
 		if err := a.writeShard(out, manifest, res, runErr); err != nil {
-			return a.errorf(ExitTool, "%v", err), nil
+			return a.failf(ExitTool, "%v", err)
 		}
 	}
 
@@ -197,27 +195,27 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	case runErr == nil:
 	case errors.As(runErr, &be):
 		fmt.Fprintf(a.env.Stderr, "%s\n", be.Output)
-		if a.cfg.Out != "" {
+		if j.out != "" {
 			fmt.Fprintf(a.env.Stderr, "benchgate: build logs kept in %s\n", out)
 		}
-		return a.errorf(ExitTool, "%s side does not build: package %s (compiler output above)", be.Side, be.Package), nil
+		return a.failf(ExitTool, "%s side does not build: package %s (compiler output above)", be.Side, be.Package)
 	case errors.Is(runErr, runner.ErrNoBenchmarks):
-		return a.errorf(ExitUsage, "--bench %q matched no benchmarks in %s on either side", a.cfg.Bench, strings.Join(packages, " ")), nil
+		return a.failf(ExitUsage, "--bench %q matched no benchmarks in %s on either side", a.cfg.Bench, strings.Join(packages, " "))
 	case ctx.Err() != nil && res != nil && res.Rounds > 0:
 		meta.Partial = true
 		meta.Notes = append(meta.Notes, fmt.Sprintf("cancelled after %d of %d rounds: this report is partial", res.Rounds, a.cfg.Count))
 		fmt.Fprintf(a.env.Stderr, "benchgate: cancelled after %d of %d rounds; writing a partial report\n", res.Rounds, a.cfg.Count)
 	case ctx.Err() != nil:
-		return a.errorf(ExitTool, "cancelled before the first round completed; nothing to report"), nil
+		return a.failf(ExitTool, "cancelled before the first round completed; nothing to report")
 	default:
-		return a.errorf(ExitTool, "%v", runErr), nil
+		return a.failf(ExitTool, "%v", runErr)
 	}
 	if manifest != nil {
 		if a.cfg.Shard.Count > 1 {
 			meta.Notes = append(meta.Notes, fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", a.cfg.Shard, len(manifest.Assigned), len(manifest.All)))
 		}
 		if len(manifest.Assigned) == 0 {
-			return a.conclude(gate.Judge(nil, nil, a.policy()), meta)
+			return a.conclude(gate.Judge(nil, nil, a.policy()), meta, j.dest)
 		}
 	}
 	for _, s := range res.Skipped {
@@ -227,14 +225,14 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, baseSHA, headSHA s
 	failures := gateFailures(res.Failures)
 	v, err := a.verdictFiles(rawBase, rawHead, failures)
 	if err != nil {
-		return a.errorf(ExitTool, "%v", oneLine(err)), nil
+		return a.failf(ExitTool, "%v", oneLine(err))
 	}
-	if a.cfg.Confirm && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
+	if j.confirm && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
 		if err := a.confirm(ctx, sess, v, out, seed, &meta); err != nil {
-			return a.errorf(ExitTool, "confirmation: %v", oneLine(err)), nil
+			return a.failf(ExitTool, "confirmation: %v", oneLine(err))
 		}
 	}
-	return a.conclude(*v, meta)
+	return a.conclude(*v, meta, j.dest)
 }
 
 // adaptive runs rounds until every benchmark's time/op is decided (a
@@ -458,7 +456,7 @@ func (a *app) writeShard(dir string, m *shard.Manifest, res *runner.Result, runE
 	if err != nil {
 		return err
 	}
-	return safefile.WriteFile(filepath.Join(dir, FailuresFile), append(b, '\n'), 0o644)
+	return safefile.WriteFile(filepath.Join(dir, shard.FailuresFile), append(b, '\n'), 0o644)
 }
 
 // affected selects the packages whose code or dependencies changed.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -22,11 +21,12 @@ import (
 // spans every shard. A missing, incomplete or inconsistent shard fails the
 // verdict; it never passes silently.
 func (a *app) merge() int {
-	code, _ := a.mergeDirs(a.cfg.MergeDirs)
-	return code
+	return a.mergeDirs(a.cfg.MergeDirs, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}, trust{}).code
 }
 
-func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
+// mergeDirs judges the shards' directories together and writes the
+// reports to d; t says which commits the report may name (trust.go).
+func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	var manifests []shard.Manifest
 	var raw, confirm [2]bytes.Buffer
 	var failures []gate.Failure
@@ -34,39 +34,32 @@ func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(a.env.Dir, dir)
 		}
-		m, err := shard.Read(dir)
-		if errors.Is(err, fs.ErrNotExist) {
-			return a.errorf(ExitUsage, "merge: %s has no %s: not the --out directory of `benchgate run --shard`", dir, shard.FileName), nil
+		sd, err := shard.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) && sd.Manifest.Shard.IsZero() {
+			return a.failf(ExitUsage, "merge: %s has no %s: not the --out directory of `benchgate run --shard`", dir, shard.FileName)
 		}
 		if err != nil {
-			return a.errorf(ExitUsage, "merge: %s: %v", dir, oneLine(err)), nil
+			return a.failf(ExitUsage, "merge: %s: %v", dir, oneLine(err))
 		}
-		manifests = append(manifests, m)
-		for i, name := range []string{"base.txt", "head.txt"} {
-			b, err := os.ReadFile(filepath.Join(dir, name))
-			if err != nil {
-				if m.Complete {
-					return a.errorf(ExitUsage, "merge: shard %s: %v", m.Shard, errors.Unwrap(err)), nil
-				}
-				continue
-			}
+		manifests = append(manifests, sd.Manifest)
+		for i := range 2 {
 			// Each shard's part is checked on its own first, so that
 			// errors name the shard's file and line.
-			raw[i].Write(b)
-			raw[i].WriteByte('\n')
-		}
-		// A shard that confirmed its time regressions (a 1/1 shard: the
-		// whole suite) left the re-run beside its raw files.
-		for i, name := range []string{"confirm-base.txt", "confirm-head.txt"} {
-			if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
-				confirm[i].Write(b)
+			if sd.Raw[i] != nil {
+				raw[i].Write(sd.Raw[i])
+				raw[i].WriteByte('\n')
+			}
+			// A shard that confirmed its time regressions (a 1/1 shard:
+			// the whole suite) left the re-run beside its raw files.
+			if sd.Confirm[i] != nil {
+				confirm[i].Write(sd.Confirm[i])
 				confirm[i].WriteByte('\n')
 			}
 		}
-		if b, err := os.ReadFile(filepath.Join(dir, FailuresFile)); err == nil {
+		if sd.Failures != nil {
 			var fs []gate.Failure
-			if err := json.Unmarshal(b, &fs); err != nil {
-				return a.errorf(ExitUsage, "merge: %s: %v", filepath.Join(dir, FailuresFile), err), nil
+			if err := json.Unmarshal(sd.Failures, &fs); err != nil {
+				return a.failf(ExitUsage, "merge: %s: %v", filepath.Join(dir, shard.FailuresFile), err)
 			}
 			failures = append(failures, fs...)
 		}
@@ -81,14 +74,14 @@ func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
 	} else {
 		vp, err := a.verdict(in, failures)
 		if err != nil {
-			return a.errorf(ExitUsage, "merge: %v", oneLine(err)), nil
+			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
 		v = *vp
 	}
 	if confirm[0].Len() > 0 && confirm[1].Len() > 0 {
 		second, err := a.verdict([2]stats.Input{{Name: "merged confirm-base.txt", R: &confirm[0]}, {Name: "merged confirm-head.txt", R: &confirm[1]}}, nil)
 		if err != nil {
-			return a.errorf(ExitUsage, "merge: %v", oneLine(err)), nil
+			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
 		v = gate.Confirm(v, *second)
 	}
@@ -97,7 +90,7 @@ func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
 		meta.BaseSHA, meta.HeadSHA = manifests[0].BaseSHA, manifests[0].HeadSHA
 		meta.BaseRef, meta.HeadRef = short(meta.BaseSHA), short(meta.HeadSHA)
 		meta.Count = manifests[0].Rounds
-		a.trustedCommits(&meta, manifests)
+		t.trustedCommits(&meta, manifests)
 		a.noteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo})
 	}
 	meta.Notes = append(meta.Notes, fmt.Sprintf("merged %d shard(s): %s", len(manifests), shardList(manifests)))
@@ -115,7 +108,7 @@ func (a *app) mergeDirs(dirs []string) (int, *gate.Verdict) {
 		}
 		fmt.Fprintf(a.env.Stderr, "benchgate: merge: the shards do not cover the suite; the verdict fails (see the report's warnings)\n")
 	}
-	return a.conclude(v, meta)
+	return a.conclude(v, meta, d)
 }
 
 func shardList(ms []shard.Manifest) string {

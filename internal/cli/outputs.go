@@ -104,14 +104,14 @@ func (a *app) writeOutput(flag, path string, data []byte) error {
 // printed, into one error that says where the printed report and the raw
 // results are: "--json r.json: permission denied; the report is above and
 // the raw results are kept in /tmp/benchgate-kept-123".
-func (a *app) reportLost(errs []error) error {
+func (a *app) reportLost(errs []error, d dest) error {
 	var msgs []string
 	for _, err := range errs {
 		msgs = append(msgs, err.Error())
 	}
 	msg := strings.Join(msgs, "; ") + "; the report is above"
-	if a.raw != "" {
-		kept, err := a.keepRaw()
+	if d.raw != "" {
+		kept, err := keepRaw(d)
 		if err != nil {
 			msg += fmt.Sprintf(", and the raw results could not be kept: %v", err)
 		} else {
@@ -121,19 +121,19 @@ func (a *app) reportLost(errs []error) error {
 	return errors.New(msg)
 }
 
-// keepRaw makes sure the raw results of this run (a.raw) outlive it: an
+// keepRaw makes sure the raw results of this run (d.raw) outlive it: an
 // --out directory is kept anyway; the temporary one, removed when the run
 // ends, is moved (or copied) to a new directory benchgate-kept-* in the
 // temporary directory, whose name it returns.
-func (a *app) keepRaw() (string, error) {
-	if a.cfg.Out != "" {
-		return a.raw, nil
+func keepRaw(d dest) (string, error) {
+	if d.rawKept {
+		return d.raw, nil
 	}
 	kept, err := os.MkdirTemp("", "benchgate-kept-")
 	if err != nil {
 		return "", err
 	}
-	entries, err := os.ReadDir(a.raw)
+	entries, err := os.ReadDir(d.raw)
 	if err != nil {
 		return "", err
 	}
@@ -141,7 +141,7 @@ func (a *app) keepRaw() (string, error) {
 		if !e.Type().IsRegular() {
 			continue
 		}
-		src, dst := filepath.Join(a.raw, e.Name()), filepath.Join(kept, e.Name())
+		src, dst := filepath.Join(d.raw, e.Name()), filepath.Join(kept, e.Name())
 		if os.Rename(src, dst) == nil {
 			continue
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/shard"
 )
 
 const rawBench = "pkg: p\nBenchmarkA-2 1000 100 ns/op\n"
@@ -165,7 +166,7 @@ func TestCheckOutputsReadOnly(t *testing.T) {
 
 // failingApp is an app whose --json directory disappeared after the
 // check, with raw files in raw.
-func failingApp(t *testing.T, out string) (*app, *bytes.Buffer, *bytes.Buffer, string) {
+func failingApp(t *testing.T, out string) (*app, dest, *bytes.Buffer, *bytes.Buffer, string) {
 	t.Helper()
 	gone := filepath.Join(t.TempDir(), "gone")
 	raw := out
@@ -181,16 +182,16 @@ func failingApp(t *testing.T, out string) (*app, *bytes.Buffer, *bytes.Buffer, s
 		}
 	}
 	var o, e bytes.Buffer
-	a := &app{env: Env{Stdout: &o, Stderr: &e, Dir: t.TempDir()}, cfg: &config.Config{JSON: filepath.Join(gone, "r.json"), Out: out}, raw: raw}
-	return a, &o, &e, gone
+	a := &app{env: Env{Stdout: &o, Stderr: &e, Dir: t.TempDir()}, cfg: &config.Config{}}
+	return a, dest{json: filepath.Join(gone, "r.json"), raw: raw, rawKept: out != ""}, &o, &e, gone
 }
 
 // TestReportLostKeepsRaw: when the report cannot be written at the end,
 // it is on stdout, the temporary raw files are moved to a kept directory,
 // and the one error line says where (exit 3).
 func TestReportLostKeepsRaw(t *testing.T) {
-	a, o, e, gone := failingApp(t, "")
-	code, _ := a.conclude(gate.Verdict{Pass: true}, report.Meta{})
+	a, d, o, e, gone := failingApp(t, "")
+	code := a.conclude(gate.Verdict{Pass: true}, report.Meta{}, d).code
 	if code != ExitTool {
 		t.Errorf("exit %d, want %d", code, ExitTool)
 	}
@@ -217,9 +218,9 @@ func TestReportLostKeepsRaw(t *testing.T) {
 // error says so; nothing else is made.
 func TestReportLostNamesOut(t *testing.T) {
 	out := t.TempDir()
-	a, _, e, _ := failingApp(t, out)
-	a.cfg.Markdown = filepath.Join(a.env.Dir, "nope", "r.md")
-	code, _ := a.conclude(gate.Verdict{Pass: true}, report.Meta{})
+	a, d, _, e, _ := failingApp(t, out)
+	d.markdown = filepath.Join(a.env.Dir, "nope", "r.md")
+	code := a.conclude(gate.Verdict{Pass: true}, report.Meta{}, d).code
 	want := "; the report is above and the raw results are kept in " + out + "\n"
 	if code != ExitTool || !strings.HasSuffix(e.String(), want) || !strings.Contains(e.String(), "benchgate: --markdown ") || !strings.Contains(e.String(), "; --json ") || strings.Count(e.String(), "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want 3 and one line naming both files, ending %q", code, e.String(), want)
@@ -378,7 +379,7 @@ func TestRunOutDoesNotFollowLinks(t *testing.T) {
 	repo, env := gitRepo(t)
 	out := filepath.Join(t.TempDir(), "out")
 	os.Mkdir(out, 0o755)
-	names := []string{"base.txt", "head.txt", "build-base.log", "build-head.log", FailuresFile, "shard.json"}
+	names := []string{"base.txt", "head.txt", "build-base.log", "build-head.log", shard.FailuresFile, "shard.json"}
 	victims := map[string]string{}
 	for _, n := range names {
 		victims[n] = outsideFile(t)

@@ -52,13 +52,13 @@ func (t trust) artifactJob() bool { return t.event == "workflow_run" }
 // event's, for a job that merges another run's artifact: head is
 // workflow_run.head_sha, and base, which nothing trusted names, is left
 // out. A claim that disagrees with the event gets a note.
-func (a *app) trustedCommits(meta *report.Meta, manifests []shard.Manifest) {
-	if !a.trust.artifactJob() || len(manifests) == 0 {
+func (t trust) trustedCommits(meta *report.Meta, manifests []shard.Manifest) {
+	if !t.artifactJob() || len(manifests) == 0 {
 		return
 	}
 	m := manifests[0]
 	meta.BaseRef, meta.BaseSHA = "", ""
-	run := a.trust.run
+	run := t.run
 	if run == nil {
 		meta.HeadRef, meta.HeadSHA = "", ""
 		meta.Notes = append(meta.Notes, "the workflow_run event could not be read, so the commits are unknown: "+
@@ -89,11 +89,11 @@ func orNone(s string) string {
 // artifact: GitHub must confirm that the pull request's head is the run's
 // commit, in the run's repository. The error says why not, for the job
 // summary.
-func (a *app) checkPullRequest(ctx context.Context, c *github.Commenter, owner, repo string, number int) error {
-	if !a.trust.artifactJob() {
+func (t trust) checkPullRequest(ctx context.Context, c *github.Commenter, owner, repo string, number int) error {
+	if !t.artifactJob() {
 		return nil
 	}
-	run := a.trust.run
+	run := t.run
 	if run == nil {
 		return fmt.Errorf("the workflow_run event could not be read, so pull request #%d (the pr-number input) cannot be checked", number)
 	}

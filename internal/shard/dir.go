@@ -1,0 +1,63 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// The files of a shard's directory beside its manifest.
+const (
+	BaseFile        = "base.txt"
+	HeadFile        = "head.txt"
+	ConfirmBaseFile = "confirm-base.txt" // the confirmation re-run of a 1/1 shard
+	ConfirmHeadFile = "confirm-head.txt"
+	FailuresFile    = "failures.json"
+)
+
+// A Dir is what a shard left in its --out directory: its manifest, its raw
+// files and the benchmarks that failed (JSON, decoded by the caller).
+type Dir struct {
+	Path     string
+	Manifest Manifest
+	Raw      [2][]byte // base.txt and head.txt; nil if an incomplete shard has none
+	Confirm  [2][]byte // the confirmation re-run, if any
+	Failures []byte    // failures.json, if any
+}
+
+// ReadDir reads a shard's directory. An error wraps fs.ErrNotExist when
+// the directory has no manifest (it is not a shard's), and names the file
+// when a complete shard lacks its raw files.
+func ReadDir(dir string) (Dir, error) {
+	d := Dir{Path: dir}
+	m, err := Read(dir)
+	if err != nil {
+		return d, err
+	}
+	d.Manifest = m
+	for i, name := range []string{BaseFile, HeadFile} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			if m.Complete {
+				return d, fmt.Errorf("shard %s: %w", m.Shard, errors.Unwrap(err))
+			}
+			continue
+		}
+		d.Raw[i] = b
+	}
+	for i, name := range []string{ConfirmBaseFile, ConfirmHeadFile} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+			d.Confirm[i] = b
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, FailuresFile))
+	switch {
+	case err == nil:
+		d.Failures = b
+	case !errors.Is(err, fs.ErrNotExist):
+		return d, err
+	}
+	return d, nil
+}

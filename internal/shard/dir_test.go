@@ -1,0 +1,45 @@
+package shard
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReadDir(t *testing.T) {
+	if _, err := ReadDir(t.TempDir()); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a directory without a manifest: %v, want fs.ErrNotExist", err)
+	}
+
+	dir := t.TempDir()
+	m := Manifest{Shard: Spec{Index: 1, Count: 2}, Complete: true}
+	if err := m.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, BaseFile), []byte("base"), 0o644)
+	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "shard 1/2") {
+		t.Errorf("a complete shard without head.txt: %v, want an error naming the shard", err)
+	}
+	os.WriteFile(filepath.Join(dir, HeadFile), []byte("head"), 0o644)
+	os.WriteFile(filepath.Join(dir, ConfirmHeadFile), []byte("again"), 0o644)
+	os.WriteFile(filepath.Join(dir, FailuresFile), []byte("[]"), 0o644)
+	d, err := ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(d.Raw[0]) != "base" || string(d.Raw[1]) != "head" || d.Confirm[0] != nil || string(d.Confirm[1]) != "again" || string(d.Failures) != "[]" || d.Manifest.Shard != m.Shard {
+		t.Errorf("ReadDir = %+v", d)
+	}
+
+	// An incomplete shard may have no raw files.
+	inc := t.TempDir()
+	if err := (Manifest{Shard: Spec{Index: 2, Count: 2}}).Write(inc); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := ReadDir(inc); err != nil || d.Raw[0] != nil {
+		t.Errorf("incomplete shard: %+v, %v", d, err)
+	}
+}
