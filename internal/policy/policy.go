@@ -1,86 +1,11 @@
-// Package policy reads benchgate's per-benchmark policy file, .benchgate.yml,
-// and the Benchgate-Accept trailers of a commit message. It decides nothing
-// about measurements: package gate applies what [Policy.For] returns to its
-// rows.
-//
-// # The file
-//
-// .benchgate.yml sits in the module's directory (the directory benchgate
-// runs in: working-directory in the action) and is read from the BASE
-// commit, so that a pull request cannot loosen its own gate. Reading it is
-// the caller's job (git show BASE:PATH; no file means no policy); [Parse]
-// takes its bytes. When head's copy differs, [Diff] and [DiffFor] say what
-// it would change, for the report. The schema, every key optional:
-//
-//	version: 1              # the only version; a later one is an error
-//	threshold: 5%           # time/op: the smallest change that counts
-//	alpha: 0.01             # significance level of the time/op tests (suite-wide only)
-//	fail-on: [time, allocs, bytes, failure]
-//	allocs: {max-increase: 0}        # allocs/op increase accepted (a count, or N%)
-//	bytes: {max-increase: 0}         # B/op increase accepted (bytes, or N%)
-//	instructions: {threshold: 1%}    # instructions/op: the smallest change that counts
-//	rules:                  # first match wins
-//	  - match: 'pkg/codec\.Encode'   # required: a Go regexp over "import/path.Name"
-//	    threshold: 10%
-//	    allocs: {max-increase: 1}
-//	    bytes: {max-increase: 5%}
-//	    instructions: {threshold: 2%}
-//	    fail-on: [allocs, bytes]     # this benchmark's time is reported, never gated
-//	    reason: JSON encoding allocates its output buffer
-//	  - match: 'ColdStart'
-//	    ignore: true                 # not run; listed as ignored
-//	    reason: "flaky, see #123"   # quoted: " #" starts a YAML comment
-//	  - match: 'pkg/parse\.Parse$'
-//	    required: true               # missing on head fails the gate
-//
-// The top-level keys are the suite's defaults. threshold, alpha and fail-on
-// are what the flags and inputs of the same names set: a flag or input given
-// explicitly overrides the file's top level, and a rule overrides both for
-// the benchmarks it matches ([Setting.Resolve]). alpha exists only at the top
-// level: the multiple-testing correction spans the whole suite, so one
-// benchmark cannot have its own level.
-//
-// Values:
-//
-//   - threshold and instructions.threshold are percentages, read like
-//     --threshold: "5%" or 5 is five percent; a bare number between 0 and 1
-//     (0.05) is refused as ambiguous; negative values and 1000% or more are
-//     refused.
-//   - alpha is a number in (0, 1).
-//   - max-increase is either a non-negative number in the metric's unit
-//     (allocs/op: 1 accepts one more allocation per op; B/op: 64 accepts 64
-//     more bytes) or a percentage of base's value ("5%"); a relative
-//     allowance never accepts an increase from 0. 0, the default, is
-//     benchgate's exact check: any increase is a regression.
-//   - fail-on is a list, or a comma-separated string, of time, allocs,
-//     bytes, instructions, failure, removed, inconclusive and scaling (the
-//     words of --fail-on), or none. In a rule it replaces the suite's
-//     fail-on for the benchmarks the rule matches.
-//   - ignore and required are true or false (YAML booleans, not yes/no).
-//     An ignored benchmark is not run and is listed with status ignored; a
-//     rule with ignore: true may have a reason and nothing else. A required
-//     benchmark that is missing on head fails the gate, and so does a
-//     required rule that no head benchmark falls under (a deleted or renamed
-//     benchmark; see [Policy.MissingRequired]).
-//   - reason is free text shown in the report beside the rule's rows.
-//
-// Unknown keys, a missing or invalid match, duplicate match patterns (the
-// later rule could never apply), bad values and YAML syntax errors are errors
-// "FILE:LINE: message" ([Error]; all of them at once, as an [ErrorList]). An
-// empty file, or one holding only comments, is an empty policy.
-//
-// # Names
-//
-// A rule's match, and a Benchgate-Accept regexp, is searched (unanchored,
-// like go test -bench) in "import/path.Name": the benchmark's package import
-// path, a dot, and its name as benchfmt prints it without the "Benchmark"
-// prefix ("example.com/m/codec.Encode/size=1k-8"); plain go test output
-// without a pkg: line gives just the name. A pattern matches a benchmark
-// when it matches that key with the "-GOMAXPROCS" suffix OR without it
-// ("...codec.Encode/size=1k"), so that 'Encode$' matches on every machine
-// whatever its number of CPUs, the instruction lane (always GOMAXPROCS 1,
-// printed without suffix) falls under the same rules, and 'Encode-8$' can
-// still single out one -cpu value.
+// Package policy reads benchgate's per-benchmark policy file, .benchgate.yml
+// (read from the base commit, so that a pull request cannot loosen its own
+// gate), and the Benchgate-Accept trailers of a commit message. It decides
+// nothing about measurements: package gate applies what [Policy.For] returns
+// to its rows. Errors are FILE:LINE ([Error], [ErrorList]); [Diff] and
+// [DiffFor] say what a head-side copy would change. The schema, the
+// precedence of flags, file and rules, and how rules match names are in
+// docs/policy.md.
 package policy
 
 import (
