@@ -99,6 +99,18 @@ func (a *app) action(ctx context.Context) int {
 		target.PRNumber = act.PRNumber
 	}
 	jsonPath := filepath.Join(ws, ReportJSON)
+	// The export files go into the workspace, through no symbolic link the
+	// checkout may hold, and are given to its owner afterwards.
+	for _, t := range cfg.Exports {
+		p := a.path(t.Path)
+		if rel, err := filepath.Rel(ws, p); err != nil || strings.HasPrefix(rel, "..") {
+			return fail(ExitUsage, "input export: %s is outside the workspace", t.Path)
+		}
+		if err := safefile.MkdirAll(ws, filepath.Dir(p), 0o755); err != nil {
+			return fail(ExitUsage, "input export: %s: %v", t.Path, err)
+		}
+		defer chownLike(p, ws)
+	}
 	if act.Mode == "merge" {
 		return a.actionMerge(ctx, gh, ws, jsonPath, target, act, tr)
 	}

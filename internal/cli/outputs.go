@@ -14,20 +14,25 @@ import (
 )
 
 // checkOutputs checks, before anything is measured, that the files and the
-// directory named by --json, --markdown and --out can be written: the
+// directory named by --json, --markdown, --export and --out can be written: the
 // parent directory exists and this process may create files in it, a report
 // path is not a directory, and --out, if it exists, is a directory (not a
 // symbolic link) that this process may write. The error names the flag, as
 // given: "--json /nope/r.json: directory /nope does not exist".
 func (a *app) checkOutputs() error {
-	for _, o := range []struct {
+	type output struct {
 		flag, path string
 		dir        bool
-	}{
+	}
+	outs := []output{
 		{"--json", a.cfg.JSON, false},
 		{"--markdown", a.cfg.Markdown, false},
 		{"--out", a.cfg.Out, true},
-	} {
+	}
+	for _, t := range a.cfg.Exports {
+		outs = append(outs, output{"--export", t.Path, false})
+	}
+	for _, o := range outs {
 		if o.path == "" {
 			continue
 		}

@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/benchgate/benchgate/internal/export"
 	"github.com/benchgate/benchgate/internal/sandbox"
 	"github.com/benchgate/benchgate/internal/shard"
 )
@@ -48,6 +49,10 @@ type Config struct {
 	Affected   bool          // only packages affected by the change (--packages affected)
 	Shard      shard.Spec    // this job's part of a sharded suite; zero: all
 	MergeDirs  []string      // merge: the shards' --out directories
+
+	// Exports are the --export FORMAT=FILE targets: head's figures for a
+	// history service.
+	Exports []export.Target
 
 	// Env names the variables (NAME, or NAME=VALUE) passed on to the
 	// change's code beyond the allow-list (--env, repeatable).

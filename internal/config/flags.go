@@ -2,10 +2,13 @@ package config
 
 import (
 	"errors"
+
 	"flag"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/export"
 )
 
 // A Flag is one command-line flag. Flags is the one table from which Parse
@@ -59,11 +62,24 @@ var Flags = []Flag{
 	{"shard", "I/N", "measure only the I-th of N balanced parts of the suite (a workflow matrix); needs --out", "", "shard", func(c *Config, s string) error { return shardSpec(s, &c.Shard) }},
 	{"format", "F", "the report on stdout: text (aligned columns for a terminal), markdown or json", "text", "", func(c *Config, s string) error { return format(s, &c.Format) }},
 	{"json", "FILE", "write the JSON report to FILE", "", "", func(c *Config, s string) error { c.JSON = s; return nil }},
+	{"export", "FORMAT=FILE", "write head's figures for a history service: bencher (Bencher Metric Format) or gab (github-action-benchmark's customSmallerIsBetter); repeatable", "", "export", func(c *Config, s string) error { return exportTarget(s, &c.Exports) }},
 	{"markdown", "FILE", "write the Markdown report to FILE", "", "", func(c *Config, s string) error { c.Markdown = s; return nil }},
 	{"out", "DIR", "keep base.txt, head.txt and the build logs in DIR", "", "", func(c *Config, s string) error { c.Out = s; return nil }},
 	{"C", "DIR", "run in DIR instead of the current directory", ".", "working-directory", func(c *Config, s string) error { c.Dir = s; return nil }},
 	{"allow-same", "", "allow base and head to be the same commit (an A/A run)", "", "", boolSetter(func(c *Config, b bool) { c.AllowSame = b })},
 	{"quiet", "", "no progress on stderr", "", "", boolSetter(func(c *Config, b bool) { c.Quiet = b })},
+}
+
+// exportTarget adds a --export FORMAT=FILE target.
+func exportTarget(s string, list *[]export.Target) error {
+	t, err := export.ParseTarget(s)
+	if err != nil {
+		// ParseTarget's message names --export and the value already.
+		_, msg, _ := strings.Cut(err.Error(), ": ")
+		return errors.New(msg)
+	}
+	*list = append(*list, t)
+	return nil
 }
 
 // boolSetter parses a boolean flag's value.

@@ -62,6 +62,7 @@ var Inputs = []Input{
 	{"max-time", ""},
 	{"pin", "false"},
 	{"env", ""},
+	{"export", ""},
 	{"mode", "gate"},
 	{"shard", ""},
 	{"merge", ""},
@@ -187,6 +188,15 @@ func setInput(c *Config, a *Action, name, v string) error {
 		for line := range strings.Lines(v) {
 			if line = strings.TrimSpace(line); line != "" {
 				if err := envList(line, &c.Env); err != nil {
+					return err
+				}
+			}
+		}
+	case "export":
+		// One FORMAT=FILE a line (FILE relative to the workspace).
+		for line := range strings.Lines(v) {
+			if line = strings.TrimSpace(line); line != "" {
+				if err := exportTarget(line, &c.Exports); err != nil {
 					return err
 				}
 			}
