@@ -64,6 +64,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		BaseRef: j.base.Label, HeadRef: j.head.Label, BaseSHA: baseSHA, HeadSHA: headSHA,
 		Count: a.cfg.Count, Benchtime: a.cfg.Benchtime, Seed: seed,
 	}
+	meta.Notes = append(meta.Notes, a.buildNotes(ctx, repo, baseSHA, headSHA)...)
 	packages := a.cfg.Packages
 	if a.cfg.Affected {
 		sel, err := a.affected(ctx, sb.Sandbox, repo, trees, baseSHA, headSHA)
