@@ -330,6 +330,12 @@ func Measure(ctx context.Context, o Options, b Bench, n int) (*Sample, error) {
 	if err != nil {
 		return nil, err
 	}
+	// valgrind reads ./.valgrindrc from the directory it runs in (the
+	// package's, which the change controls) when the file belongs to the
+	// user running it: options the change would choose for its own count.
+	if _, err := os.Lstat(filepath.Join(b.Dir, ".valgrindrc")); err == nil {
+		return nil, &Error{Reason: Aborted, Msg: fmt.Sprintf("%s holds a .valgrindrc, whose options valgrind would apply to this run: not measured", b.Dir)}
+	}
 	s, err := o.once(ctx, valgrind, b, n)
 	if err != nil || !o.Difference {
 		return s, err

@@ -184,8 +184,11 @@ func TestAllocating(t *testing.T) {
 	for range 3 {
 		perOp = append(perOp, measure(t, options(), b, "BenchmarkAlloc", 3000).PerOp)
 	}
-	if s := spread(perOp); s > 0.01 {
-		t.Errorf("BenchmarkAlloc across 3 processes: %v, spread %.3f%%, want at most 1%%", perOp, 100*s)
+	// Measured here: at most 1 % at N=3000 (1.4 % at N=1000: heap growth
+	// in some processes); with the GC on it was 2.6 %. 2 % keeps the test
+	// from flaking on a loaded machine and still fails with the GC on.
+	if s := spread(perOp); s > 0.02 {
+		t.Errorf("BenchmarkAlloc across 3 processes: %v, spread %.3f%%, want at most 2%%", perOp, 100*s)
 	}
 }
 
@@ -264,6 +267,23 @@ func TestBenchmarkPanics(t *testing.T) {
 	var e *Error
 	if !errors.As(err, &e) || e.Reason != Failed || !strings.Contains(e.Msg, "cgmod: planted panic") || !strings.Contains(e.Msg, "valgrind") {
 		t.Fatalf("err = %v, want a Failed *Error showing the panic and the command", err)
+	}
+}
+
+// A .valgrindrc in the package directory (the change's) would choose
+// valgrind's options for its own count: the run is refused.
+func TestValgrindrcRefused(t *testing.T) {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind not installed")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".valgrindrc"), []byte("--tool=none\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Measure(context.Background(), options(), Bench{Binary: "/bin/true", Dir: dir, Name: "BenchmarkX"}, 10)
+	var e *Error
+	if !errors.As(err, &e) || e.Reason != Aborted || !strings.Contains(e.Msg, ".valgrindrc") {
+		t.Fatalf("err = %v, want an Aborted *Error naming .valgrindrc", err)
 	}
 }
 
