@@ -131,6 +131,16 @@ var dockerSlower = [][2]string{
 	{`return strings.Join(parts, ",")`, `return strings.Clone(strings.Join(parts, ","))`},
 }
 
+// dockerHeadFile is a file of the pull request's module: dockerModule's
+// with dockerSlower's edits.
+func dockerHeadFile(t *testing.T, name string) string {
+	s := string(txtarFile(t, dockerModule, name))
+	for _, e := range dockerSlower {
+		s = strings.Replace(s, e[0], e[1], 1)
+	}
+	return s
+}
+
 // hostileFiles are the files of the hostile pull request (run 5): the spy
 // package of testdata/action_hostile.txtar, which the test puts in spy/ of
 // the module.
@@ -194,7 +204,9 @@ type dockerMount struct{ host, container string }
 // while the container runs as root.
 //
 //	run 1  pull_request: exit 1, job summary, step outputs, report JSON, one
-//	       sticky comment; only the inputs a user would set, the rest default
+//	       sticky comment; only the inputs a user would set, the rest default,
+//	       and measure: time,instructions (the instruction lane under the
+//	       image's valgrind, as the sandbox user)
 //	run 2  same event again, with every action input (config.Inputs) set as
 //	       the runner sets them (defaults filled in, ${{ github.token }} for
 //	       the token): the same comment is edited (PATCH), not duplicated
@@ -909,7 +921,9 @@ func (d *dockerTest) countRequests(method string) int {
 }
 
 func (d *dockerTest) run1(t *testing.T) {
-	r := d.runAction(t, 1, "pull_request", "pr", d.merge, fmt.Sprintf("refs/pull/%d/merge", dockerPR), d.userInputs())
+	inputs := d.userInputs()
+	inputs["measure"] = "time,instructions"
+	r := d.runAction(t, 1, "pull_request", "pr", d.merge, fmt.Sprintf("refs/pull/%d/merge", dockerPR), inputs)
 	summary := r.summaryText()
 	d.check(t, r.rc == 1, "run 1: exit status 1 (regression), got %d", r.rc)
 	d.check(t, mixRow.MatchString(summary), "run 1: the job summary has a Markdown table with the slowed benchmark (Mix, sec/op)")
@@ -944,14 +958,21 @@ func (d *dockerTest) run1(t *testing.T) {
 	d.check(t, rep.Count == 10 && rep.Benchtime == "20ms", "run 1: report JSON: count 10 and benchtime 20ms from the inputs (got %d, %q)", rep.Count, rep.Benchtime)
 	d.check(t, rep.Policy.Threshold == 0.05 && rep.Policy.Alpha == 0.01, "run 1: report JSON: default threshold 5%% and alpha 0.01 (got %v, %v)", rep.Policy.Threshold, rep.Policy.Alpha)
 	failOn := slices.Sorted(slices.Values(rep.Policy.FailOn))
-	d.check(t, slices.Equal(failOn, []string{"allocs", "bytes", "time"}) && rep.Policy.FailOnFailure,
-		"run 1: report JSON: default fail-on time,allocs,bytes,failure (got %q, failure %v)", failOn, rep.Policy.FailOnFailure)
+	d.check(t, slices.Equal(failOn, []string{"allocs", "bytes", "instructions", "time"}) && rep.Policy.FailOnFailure,
+		"run 1: report JSON: default fail-on time,allocs,bytes,failure, and instructions since that lane is measured (got %q, failure %v)", failOn, rep.Policy.FailOnFailure)
 	d.check(t, rep.hasBenchmark("Sum", func(pkg, _, _ string) bool { return pkg == "example.com/e2ebench/stable" }),
 		"run 1: report JSON: default packages ./... include the sub-package")
 	d.check(t, rep.hasBenchmark("Mix", func(_, unit, status string) bool { return unit == "sec/op" && status == "regression" }),
 		"run 1: report JSON: Mix sec/op is a regression")
 	d.check(t, rep.hasBenchmark("Join", func(_, unit, status string) bool { return unit == "allocs/op" && status == "regression" }),
 		"run 1: report JSON: Join allocs/op is a regression (+1)")
+	d.check(t, rep.hasBenchmark("Mix", func(_, unit, status string) bool { return unit == "instructions/op" && status == "regression" }),
+		"run 1: report JSON: the instruction lane's Mix instructions/op is a regression (4x the work)")
+	d.check(t, rep.hasBenchmark("Sum", func(pkg, unit, status string) bool {
+		return pkg == "example.com/e2ebench/stable" && unit == "instructions/op" && status == "unchanged"
+	}), "run 1: report JSON: the instruction lane's Sum instructions/op is unchanged")
+	d.check(t, regexp.MustCompile("(?m)^\\|[^|\n]*`Mix`[^|\n]*\\|[^|\n]*instructions/op[^|\n]*\\|").MatchString(summary),
+		"run 1: the job summary has Mix's instructions/op row")
 
 	comments := d.fake.AllComments()
 	d.check(t, len(comments) == 1, "run 1: the fake API has exactly one comment (got %d)", len(comments))
@@ -963,6 +984,19 @@ func (d *dockerTest) run1(t *testing.T) {
 	d.check(t, strings.Contains(c.Body, marker), "run 1: the comment carries the marker %s", marker)
 	d.check(t, mixRow.MatchString(c.Body), "run 1: the comment has the slowed benchmark's row")
 	d.check(t, c.Owner+"/"+c.Repo == dockerRepo && c.Issue == dockerPR, "run 1: the comment is on PR #%d of %s (got %s/%s#%d)", dockerPR, dockerRepo, c.Owner, c.Repo, c.Issue)
+	// The explanation (--explain, the default): Join's new allocation is in
+	// the standard library (strings.Clone), called from the PR's line of
+	// mix.go, which the comment's why and a notice annotation name.
+	cloneLine := 0
+	for i, line := range strings.Split(dockerHeadFile(t, "mix.go"), "\n") {
+		if strings.Contains(line, "strings.Clone(") {
+			cloneLine = i + 1
+		}
+	}
+	d.check(t, regexp.MustCompile(fmt.Sprintf(`<details><summary>Why <code>Join(-[0-9]+)?</code> allocs/op: \+1 at <code>mix\.go:%d</code> \(<code>e2ebench\.Join</code>, in <code>[a-z/]+\.Clone</code>\)</summary>`, cloneLine)).MatchString(c.Body),
+		"run 1: the comment explains Join's allocs/op regression: +1 at mix.go:%d (e2ebench.Join, in the standard library's Clone)", cloneLine)
+	d.check(t, regexp.MustCompile(fmt.Sprintf(`(?m)^::notice file=mix\.go,line=%d,title=benchgate%%3A Join(-[0-9]+)? \+1 allocs/op here::`, cloneLine)).MatchString(r.stdout),
+		"run 1: a ::notice annotation points at the new allocation (mix.go line %d)", cloneLine)
 	bad := 0
 	for _, req := range d.fake.Requests() {
 		if req.Authorization != "Bearer "+d.token {

@@ -24,7 +24,10 @@
 # alarm. Runs go design after design within a run index, so slow drifts of
 # the machine's load hit every design alike.
 #
-# Environment: DESIGNS ("new old seq"), SETTINGS ("t5 t2 t1c20"), SAME (20),
+# Environment: EXTRA_FLAGS (more flags for every benchgate run, e.g.
+# --explain=false: the profiles after the verdict are another matter than
+# the wall time of deciding), RAW (where raw benchmark files are kept; default: a temporary
+# directory, removed), DESIGNS ("new old seq"), SETTINGS ("t5 t2 t1c20"), SAME (20),
 # BENCHTIME (--benchtime of every design, and seq's -test.benchtime; 50ms),
 # BENCHGATE (a benchgate binary; default: built from this checkout), OUT (the
 # directory for results.tsv, raw files and logs; default
@@ -36,12 +39,16 @@ runs=${1:-10}
 designs=${DESIGNS:-new old seq}
 settings=${SETTINGS:-t5 t2 t1c20}
 same=${SAME:-20}
+EXTRA_FLAGS=${EXTRA_FLAGS:-}
 bt=${BENCHTIME:-50ms}
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$here/docs/evidence/sensitivity}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d -t benchgate-evidence.XXXX)
+raw=${RAW:-$work/raw}
+mkdir -p "$raw"
+raw=$(cd "$raw" && pwd)
 hog_pid=""
 cleanup() {
   if [[ -n $hog_pid ]]; then kill -- "-$hog_pid" 2>/dev/null || true; fi
@@ -142,23 +149,37 @@ for r in $(seq "$runs"); do
           [[ $d == old ]] && extra="--runs 1 --estimator mean"
           set +e
           # shellcheck disable=SC2046
-          "$bg" run --base HEAD~1 --head HEAD --benchtime "$bt" $(flags "$s") $extra --quiet \
-            --json "$out/$id.json" --out "$work/$id" > "$out/$id.txt" 2> "$out/$id.err"
+          "$bg" run --base HEAD~1 --head HEAD --benchtime "$bt" $(flags "$s") $extra --quiet $EXTRA_FLAGS \
+            --json "$raw/$id.json" --out "$raw/$id" > "$raw/$id.txt" 2> "$raw/$id.err"
           code=$?
           set -e
           t1=$(date +%s.%N)
+          # What the table rests on, per run: the time rows' figures and the notes.
+          jq '{verdict, runs, estimator, count, notes, time: [.benchmarks[] | select(.unit == "sec/op") |
+            {name, status, test, delta, p, p_adjusted, noise, mde, interval, rounds: .paired.n, confirmed, why: .reason.text}]}' \
+            "$raw/$id.json" > "$out/$id.json" 2> /dev/null || cp "$raw/$id.err" "$out/$id.err"
           verdict=pass
           [[ $code == 1 ]] && verdict=fail
           [[ $code -gt 1 ]] && verdict="error$code"
-          st() { [[ $(status "$1" "$out/$id.json" 2>/dev/null) == regression ]] && echo 1 || echo 0; }
+          st() { [[ $(status "$1" "$raw/$id.json" 2>/dev/null) == regression ]] && echo 1 || echo 0; }
           f03=$(st Planted03); f05=$(st Planted05); f10=$(st Planted10)
-          fa=$(jq '[.benchmarks[] | select(.unit == "sec/op" and (.name | startswith("Same")) and (.status == "regression" or .status == "improvement"))] | length' "$out/$id.json" 2>/dev/null || echo "?")
+          fa=$(jq '[.benchmarks[] | select(.unit == "sec/op" and (.name | startswith("Same")) and (.status == "regression" or .status == "improvement"))] | length' "$raw/$id.json" 2>/dev/null || echo "?")
           ;;
         seq)
+          # One measurement per run index and count: the settings with the
+          # same count (t5, t2) judge the same samples at their thresholds.
           n=$(count "$s")
-          (cd "$work/base" && "$work/base.test" -test.run '^$' -test.bench . -test.benchmem -test.count "$n" -test.benchtime "$bt") > "$work/$id-base.txt"
-          ("$work/head.test" -test.run '^$' -test.bench . -test.benchmem -test.count "$n" -test.benchtime "$bt") > "$work/$id-head.txt"
-          t1=$(date +%s.%N)
+          key=seq-$r-c$n
+          if [[ ! -s $raw/$key-head.txt ]]; then
+            (cd "$work/base" && "$work/base.test" -test.run '^$' -test.bench . -test.benchmem -test.count "$n" -test.benchtime "$bt") > "$raw/$key-base.txt"
+            ("$work/head.test" -test.run '^$' -test.bench . -test.benchmem -test.count "$n" -test.benchtime "$bt") > "$raw/$key-head.txt"
+            t1=$(date +%s.%N)
+            echo "$t1 - $t0" | bc > "$raw/$key-wall"
+          else
+            t1=$(echo "$t0 + $(cat "$raw/$key-wall")" | bc)
+          fi
+          cp "$raw/$key-base.txt" "$work/$id-base.txt"
+          cp "$raw/$key-head.txt" "$work/$id-head.txt"
           "$work/benchstat" "$work/$id-base.txt" "$work/$id-head.txt" > "$out/$id.txt" 2>&1 || true
           "$work/benchstat" -format csv "$work/$id-base.txt" "$work/$id-head.txt" > "$work/$id.csv" 2> /dev/null || true
           th=$(threshold "$s")
@@ -169,7 +190,7 @@ for r in $(seq "$runs"); do
             t && $6 ~ /%$/ {
               name = $1; sub(/-[0-9]+$/, "", name)
               d = $6; sub(/%$/, "", d); d = d / 100
-              sig = ($7 + 0 < 0.05)
+              sig = 1 # benchstat prints a change only when p < 0.05, else "~"
               if (name == "Planted03") a = sig && d >= th - 1e-9
               if (name == "Planted05") b = sig && d >= th - 1e-9
               if (name == "Planted10") c = sig && d >= th - 1e-9

@@ -91,6 +91,32 @@ func ChooseN(nsPerOp float64, target time.Duration) int {
 	return int(min(max(n, MinN), MaxN))
 }
 
+// MinLoop is the fewest instructions a measured loop should count. Each
+// run's timed region also holds a few thousand instructions that vary
+// from run to run (the runtime's page allocator, testing's bookkeeping at
+// StopTimer; measured here: about 10,000 either way), which a loop of
+// MinLoop instructions makes a few hundredths of a percent. ChooseN's N,
+// taken from the native time per op, falls short of it when that time
+// was measured on a loaded machine (several times too slow; measured here
+// under a CPU hog: N = 10–50 for a loop of 120,000 instructions per op,
+// and a spread of 0.2–0.5 % between runs): see Rescale.
+const MinLoop = 30_000_000
+
+// Rescale returns the iteration count that makes a loop that counted
+// loop instructions at N = n count at least MinLoop (with a tenth more,
+// within MaxN), and whether that is more than n.
+func Rescale(n int, loop int64) (int, bool) {
+	if n <= 0 || loop >= MinLoop || n >= MaxN {
+		return n, false
+	}
+	perOp := float64(loop) / float64(n)
+	if !(perOp > 0) {
+		return n, false
+	}
+	m := int(math.Min(math.Ceil(1.1*MinLoop/perOp), MaxN))
+	return m, m > n
+}
+
 // Options say how, and as whom, Valgrind runs. Nothing of this process's
 // own environment is used.
 type Options struct {
@@ -214,7 +240,8 @@ func (r Reason) String() string {
 }
 
 // An Error is a measurement that failed, with the reason and the evidence:
-// the command and the last lines of the program's and valgrind's output.
+// Msg's first line says what went wrong, the next the command, then the
+// last lines of the program's and valgrind's output.
 type Error struct {
 	Reason Reason
 	Msg    string
@@ -384,7 +411,8 @@ func (o Options) once(ctx context.Context, valgrind string, b Bench, n int) (*Sa
 		}
 		if err != nil {
 			if e != nil && e.Reason == NoCount && i > 1 {
-				e.Msg = fmt.Sprintf("%s (%d runs)", e.Msg, i)
+				first, rest, _ := strings.Cut(e.Msg, "\n")
+				e.Msg = strings.TrimSuffix(fmt.Sprintf("%s (%d runs)\n%s", first, i, rest), "\n")
 			}
 			return nil, err
 		}
@@ -462,30 +490,30 @@ func (o Options) run(ctx context.Context, valgrind string, b Bench, n int, separ
 	if err != nil {
 		switch {
 		case runCtx.Err() == context.DeadlineExceeded:
-			return fail(TimedOut, context.DeadlineExceeded, "timed out after %s under valgrind: %s\n%s", o.Timeout, line, evidence())
+			return fail(TimedOut, context.DeadlineExceeded, "timed out after %s under valgrind\n%s\n%s", o.Timeout, line, evidence())
 		case errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist):
 			return fail(Missing, err, "%v: %s", err, installHint)
 		}
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) {
-			return fail(Aborted, err, "%v: %s", err, line)
+			return fail(Aborted, err, "%v\n%s", err, line)
 		}
 		if benchFailed(stdout.Bytes(), stderr.Bytes()) {
-			return fail(Failed, err, "benchmark failed under valgrind (%v): %s\n%s", err, line, evidence())
+			return fail(Failed, err, "benchmark failed under valgrind (%v)\n%s\n%s", err, line, evidence())
 		}
-		return fail(Aborted, err, "valgrind aborted (%v): %s\n%s", err, line, evidence())
+		return fail(Aborted, err, "valgrind aborted (%v)\n%s\n%s", err, line, evidence())
 	}
 	res := findResult(stdout.Bytes(), b.Name)
 	if res == nil {
-		return fail(NoCount, nil, "no result for %s in the output of %s\n%s", b.Name, line, evidence())
+		return fail(NoCount, nil, "no result for %s in the output under valgrind\n%s\n%s", b.Name, line, evidence())
 	}
 	dumps, err := readDumps(dir)
 	if err != nil {
-		return fail(NoCount, err, "reading callgrind's profiles of %s: %v", line, err)
+		return fail(NoCount, err, "reading callgrind's profiles: %v\n%s", err, line)
 	}
 	loop, moved, err := isolate(dumps, n)
 	if err != nil {
-		return fail(NoCount, err, "%v: %s", err, line)
+		return fail(NoCount, err, "%v\n%s", err, line)
 	}
 	return &Sample{
 		N:         n,

@@ -583,3 +583,26 @@ func TestExcerpt(t *testing.T) {
 		t.Errorf("excerpt without a failure = %q, want the last lines", got)
 	}
 }
+
+// Rescale raises N only for a loop of fewer than MinLoop instructions, to
+// a tenth more than MinLoop, within MaxN.
+func TestRescale(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		loop int64
+		want int
+		ok   bool
+	}{
+		{300, 36_000_000, 300, false},
+		{300, MinLoop, 300, false},
+		{45, 5_400_000, 275, true}, // 120,000 per op
+		{2, 10, 6_600_000, true},   // 5 per op
+		{2, 2, MaxN, true},
+		{MaxN, 100, MaxN, false},
+		{10, 0, 10, false},
+	} {
+		if got, ok := Rescale(tc.n, tc.loop); got != tc.want || ok != tc.ok {
+			t.Errorf("Rescale(%d, %d) = %d, %v; want %d, %v", tc.n, tc.loop, got, ok, tc.want, tc.ok)
+		}
+	}
+}

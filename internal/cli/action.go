@@ -15,6 +15,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/event"
+	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
@@ -276,8 +277,11 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 		warn("step outputs: %v", err)
 	}
 	var anns []github.Annotation
+	// The module's directory in the workspace (a.cfg.Dir is not set in
+	// the action: the working-directory input is).
+	moduleDir := filepath.Join(firstNonEmpty(getenv("GITHUB_WORKSPACE"), a.env.Dir), act.WorkingDirectory)
 	for _, r := range v.Regressions() {
-		file, line := findBenchmark(getenv("GITHUB_WORKSPACE"), a.cfg.Dir, r.Package, r.Name)
+		file, line := findBenchmark(getenv("GITHUB_WORKSPACE"), moduleDir, r.Package, r.Name)
 		sev := 1.0
 		if r.Delta != nil && !math.IsInf(*r.Delta, 0) {
 			sev = math.Abs(*r.Delta)
@@ -287,6 +291,13 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 			Title:   fmt.Sprintf("benchgate: %s %s regressed", report.Visible(r.Name), r.Unit),
 			Message: fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, report.ReasonText(r)),
 		})
+	}
+	if len(o.meta.Explain) > 0 {
+		// Where each regression comes from: its top site or function.
+		ws := firstNonEmpty(getenv("GITHUB_WORKSPACE"), a.env.Dir)
+		if mod, err := explain.ModuleRoot(filepath.Join(ws, act.WorkingDirectory)); err == nil {
+			anns = append(anns, whyAnnotations(ws, mod, v, o.meta)...)
+		}
 	}
 	for _, f := range v.HeadFailures() {
 		anns = append(anns, github.Annotation{Level: github.Error, Severity: math.Inf(1), Title: "benchgate: " + report.Visible(f.Name) + " failed on head", Message: report.Visible(f.Message)})

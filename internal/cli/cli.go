@@ -153,7 +153,9 @@ func (a *app) verdict(in [2]stats.Input, failures []gate.Failure) (*gate.Verdict
 	}
 	set.Estimator = stats.Estimator(a.cfg.Estimator)
 	p := a.policy()
-	v := gate.Judge(stats.CompareAlpha(set, 0.95, p.Alpha), failures, p)
+	cmps := stats.CompareAlpha(set, 0.95, p.Alpha)
+	a.laneDefault(&p, cmps)
+	v := gate.Judge(cmps, failures, p)
 	for _, w := range set.Warnings {
 		v.Warnings = append(v.Warnings, gate.Warning{Code: gate.WarnInput, Detail: w})
 	}
@@ -193,6 +195,7 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 func (a *app) policy() gate.Policy {
 	p := gate.DefaultPolicy()
 	p.Threshold, p.Alpha, p.Correction = a.cfg.Threshold, a.cfg.Alpha, a.cfg.Correction
+	p.InstructionThreshold = a.cfg.InstructionsThreshold
 	p.Looks = a.looks
 	p.Test = a.cfg.Test
 	p.FailOn = map[gate.Kind]bool{}
@@ -205,6 +208,8 @@ func (a *app) policy() gate.Policy {
 			p.FailOn[gate.Allocs] = true
 		case "bytes":
 			p.FailOn[gate.Bytes] = true
+		case "instructions":
+			p.FailOn[gate.Instructions] = true
 		case "failure":
 			p.FailOnFailure = true
 		case "removed":
@@ -215,6 +220,7 @@ func (a *app) policy() gate.Policy {
 			p.FailOnScaling = true
 		}
 	}
+	a.laneDefault(&p, nil)
 	return p
 }
 

@@ -55,6 +55,9 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	if err != nil {
 		return a.failf(ExitTool, "sandbox for the benchmarks: %v", err)
 	}
+	if err := a.laneAvailable(j, sb.Env()); err != nil {
+		return a.failf(ExitUsage, "%v", err)
+	}
 
 	seed := a.cfg.Seed
 	if !a.cfg.SeedSet {
@@ -133,6 +136,9 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		Progress:   a.progress(),
 	}
 	opts.Plan = func(units []runner.Unit) {
+		if !a.timeLane(j) {
+			return // no timed rounds to advise on
+		}
 		m := 0
 		for _, u := range units {
 			if u.Sides[0] && u.Sides[1] {
@@ -177,9 +183,10 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		note, runErr = a.adaptive(ctx, sess, bf, hf, rawBase, rawHead)
 		meta.Notes = append(meta.Notes, note)
 		meta.Count = sess.Result().Rounds
-	} else if runErr == nil {
+	} else if runErr == nil && a.timeLane(j) {
 		runErr = sess.Measure(ctx, sess.Units(), 1, a.cfg.Count, bf, hf)
 	}
+	lane, runErr := a.instructionLane(ctx, sess, j, runErr, bf, hf, &meta)
 	if sess != nil {
 		res = sess.Result()
 	}
@@ -224,7 +231,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	}
 	meta.Notes = append(meta.Notes, timingNote(res))
 	failures := gateFailures(res.Failures)
-	v, err := a.verdictFiles(rawBase, rawHead, failures)
+	v, err := a.laneVerdict(lane, rawBase, rawHead, failures)
 	if err != nil {
 		return a.failf(ExitTool, "%v", oneLine(err))
 	}
@@ -232,6 +239,9 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		if err := a.confirm(ctx, sess, v, out, seed, &meta); err != nil {
 			return a.failf(ExitTool, "confirmation: %v", oneLine(err))
 		}
+	}
+	if a.cfg.Explain && !j.dest.calibrate && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
+		a.explainPass(ctx, sess, *v, [2]string{trees[0].Dir(), trees[1].Dir()}, out, j.out != "", &meta)
 	}
 	return a.conclude(*v, meta, j.dest)
 }
@@ -247,7 +257,13 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 	budget := a.cfg.MaxTime - sess.Result().Elapsed
 	round := max(sess.Result().RoundTime, time.Millisecond)
 	maxRounds := min(max(int(budget/round), 2), 200)
-	a.looks = planLooks(maxRounds, sess.Units(), a.policy())
+	m := 0
+	for _, u := range sess.Units() {
+		if u.Sides[0] && u.Sides[1] {
+			m++
+		}
+	}
+	a.looks = gate.PlanAdaptive(maxRounds, m, a.policy())
 	if !a.cfg.Quiet {
 		fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
 			a.cfg.MaxTime, round.Round(time.Millisecond), maxRounds, a.looks)
@@ -291,25 +307,6 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 		note += fmt.Sprintf("; %d undecided when the budget ran out", len(active))
 	}
 	return note, nil
-}
-
-// planLooks plans the rounds after which an adaptive run may stop early:
-// the first where the paired test can reach alpha for this many benchmarks
-// (after the correction, with a little room for the looks' own cost), then
-// doubling, at most five looks, the last at maxRounds.
-func planLooks(maxRounds int, units []runner.Unit, p gate.Policy) []int {
-	m := 0
-	for _, u := range units {
-		if u.Sides[0] && u.Sides[1] {
-			m++
-		}
-	}
-	first := max(gate.MinRounds(p.Alpha, max(m, 1), p.Correction)+2, 5)
-	var looks []int
-	for n := first; n < maxRounds && len(looks) < 4; n *= 2 {
-		looks = append(looks, n)
-	}
-	return append(looks, maxRounds)
 }
 
 // lookFiles runs the interim analysis on the raw files so far and returns
@@ -364,19 +361,40 @@ func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err erro
 	return in, closeAll, nil
 }
 
-// confirm re-runs only the benchmarks with a time regression, for a fresh
-// set of interleaved rounds in a new order, and keeps a regression only if
-// it holds there too (gate.Confirm). The re-run's raw files are
-// confirm-base.txt and confirm-head.txt beside the others.
+// confirm is the confirmation stage (gate.Promising, gate.Confirm): the
+// screen v is judged again knowing that promising time rows get fresh
+// rounds (gate.ConfirmRounds: as many as the screen had, more for a suite
+// too large for the pooled test to reach alpha otherwise); the promising
+// rows (raw p < 0.05 and a change of at least half the threshold, either
+// way) are re-run alone for those rounds in a new order, numbered after
+// the screen's; and each is decided on the screen's and the fresh rounds
+// pooled, Holm-adjusted over the whole family. The screen never fails the
+// gate alone. The re-run's raw files are confirm-base.txt and
+// confirm-head.txt beside the others.
 func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta) error {
-	flagged := map[string]bool{}
-	for _, r := range v.Results {
-		if r.Kind == gate.Time && r.Status == gate.Regression {
-			flagged[r.Package+"."+r.Name] = true
+	p := v.Policy
+	rounds := sess.Result().Rounds
+	screened := rounds
+	if a.cfg.MaxTime > 0 {
+		// An adaptive run's rounds follow its budget; --count sets the
+		// confirmation's, as it did before.
+		screened = min(rounds, a.cfg.Count)
+	}
+	p.ConfirmRounds = gate.ConfirmRounds(screened, v.Family, p)
+	cmps := make([]stats.Comparison, len(v.Results))
+	for i, r := range v.Results {
+		cmps[i] = r.Comparison
+	}
+	screen := gate.Judge(cmps, v.Failures, p)
+	for _, w := range v.Warnings {
+		if w.Code == gate.WarnInput {
+			screen.Warnings = append(screen.Warnings, w)
 		}
 	}
-	if len(flagged) == 0 {
-		return nil
+	*v = screen
+	flagged := map[string]bool{}
+	for _, k := range gate.Promising(screen) {
+		flagged[k.Package+"."+k.Name] = true
 	}
 	var units []runner.Unit
 	for _, u := range sess.Units() {
@@ -388,7 +406,7 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 		return nil
 	}
 	if !a.cfg.Quiet {
-		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d time regression(s) with %d fresh interleaved rounds\n", len(units), a.cfg.Count)
+		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(units), p.ConfirmRounds)
 	}
 	cbase, chead := filepath.Join(out, "confirm-base.txt"), filepath.Join(out, "confirm-head.txt")
 	bf, err := safefile.Create(cbase, 0o644)
@@ -403,10 +421,10 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 	defer hf.Close()
 	before := len(sess.Result().Failures)
 	sess.Reseed(seed + 1)
-	if err := sess.Measure(ctx, units, 1, a.cfg.Count, bf, hf); err != nil {
+	if err := sess.Measure(ctx, units, rounds+1, p.ConfirmRounds, bf, hf); err != nil {
 		if ctx.Err() != nil {
 			meta.Partial = true
-			meta.Notes = append(meta.Notes, "cancelled during the confirmation re-run: regressions are unconfirmed")
+			meta.Notes = append(meta.Notes, "cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
 			return nil
 		}
 		return err
@@ -417,22 +435,23 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 	if err != nil {
 		return err
 	}
-	*v = gate.Confirm(*v, *second)
-	meta.Notes = append(meta.Notes, fmt.Sprintf("confirmation: %d flagged time regression(s) re-run for %d fresh rounds (raw files confirm-base.txt, confirm-head.txt)", len(units), a.cfg.Count))
+	*v = gate.Confirm(screen, *second)
+	meta.Notes = append(meta.Notes, fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+		len(units), gate.PromisingP, p.ConfirmRounds))
 	return nil
 }
 
 func gateFailures(fs []runner.Failure) []gate.Failure {
 	var out []gate.Failure
 	for _, f := range fs {
-		out = append(out, gate.Failure{Package: f.Package, Name: f.Name, Side: f.Side, Message: f.Message})
+		out = append(out, gate.Failure{Package: f.Package, Name: f.Name, Side: f.Side, Message: f.Message, Unit: f.Unit})
 	}
 	return out
 }
 
 // settings are the measurement settings shards must agree on to be merged.
 func (a *app) settings() string {
-	return fmt.Sprintf("bench=%q count=%d benchtime=%s runs=%d cpu=%v packages=%q affected=%v", a.cfg.Bench, a.cfg.Count, a.cfg.Benchtime, a.cfg.Runs, a.cfg.CPU, a.cfg.Packages, a.cfg.Affected)
+	return fmt.Sprintf("bench=%q count=%d benchtime=%s runs=%d cpu=%v packages=%q affected=%v measure=%v", a.cfg.Bench, a.cfg.Count, a.cfg.Benchtime, a.cfg.Runs, a.cfg.CPU, a.cfg.Packages, a.cfg.Affected, a.cfg.Measure)
 }
 
 // writeShard records a shard's manifest and failures next to its raw files,

@@ -15,6 +15,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,7 @@ type Config struct {
 	MaxTime    time.Duration // adaptive rounds within this budget (0: fixed --count)
 	Pin        bool          // pin benchmark processes to CPUs
 	Confirm    bool          // re-run flagged time regressions before failing
+	Explain    bool          // profile the changed rows after the verdict: where the change comes from
 	Rev        string        // calibrate: the commit measured against itself
 	Affected   bool          // only packages affected by the change (--packages affected)
 	Shard      shard.Spec    // this job's part of a sharded suite; zero: all
@@ -65,6 +67,14 @@ type Config struct {
 	Test       string   // auto, paired or utest: the time/op test
 	Estimator  string   // median, min, p25 or mean: one value from each round's runs
 	FailOn     []string // kinds that fail the gate: time, allocs, bytes, failure, removed
+	// FailOnSet says --fail-on (or the input) was given: the default
+	// adds instructions when the instruction lane is measured.
+	FailOnSet bool
+	// Measure lists the lanes measured: "time" (time/op and allocations
+	// in interleaved rounds), "instructions" (instructions/op under
+	// Valgrind); InstructionsThreshold is the instructions/op threshold.
+	Measure               []string
+	InstructionsThreshold float64
 
 	// Where to write.
 	Format              string // the report on stdout: text, markdown or json
@@ -85,7 +95,49 @@ func usagef(format string, args ...any) error {
 }
 
 // FailOnKinds are the accepted --fail-on values.
-var FailOnKinds = []string{"time", "allocs", "bytes", "failure", "removed", "inconclusive", "scaling"}
+var FailOnKinds = []string{"time", "allocs", "bytes", "instructions", "failure", "removed", "inconclusive", "scaling"}
+
+// The lanes of --measure.
+const (
+	LaneTime         = "time"
+	LaneInstructions = "instructions"
+)
+
+// Measures reports whether lane is measured.
+func (c *Config) Measures(lane string) bool {
+	for _, l := range c.Measure {
+		if l == lane {
+			return true
+		}
+	}
+	return false
+}
+
+// measureConflict says, naming the flags, why the lanes cannot be
+// measured with the other settings; "" when they can.
+func (c *Config) measureConflict() string {
+	if c.MaxTime > 0 && !c.Measures(LaneTime) {
+		return "--max-time adds timed rounds, and --measure " + strings.Join(c.Measure, ",") + " measures no time lane"
+	}
+	return ""
+}
+
+// measure reads a --measure list.
+func measure(s string, dst *[]string) error {
+	var list []string
+	for _, f := range strings.Split(s, ",") {
+		switch f = strings.TrimSpace(f); f {
+		case LaneTime, LaneInstructions:
+			if !slices.Contains(list, f) {
+				list = append(list, f)
+			}
+		default:
+			return fmt.Errorf("unknown lane %q: want time, instructions or time,instructions", f)
+		}
+	}
+	*dst = list
+	return nil
+}
 
 // Defaults returns the configuration with every default applied.
 func Defaults() Config {
@@ -104,8 +156,12 @@ func Defaults() Config {
 		Test:       "auto",
 		Format:     "text",
 		Confirm:    true,
+		Explain:    true,
 		Rev:        "HEAD",
 		FailOn:     []string{"time", "allocs", "bytes", "failure"},
+		Measure:    []string{LaneTime},
+
+		InstructionsThreshold: 0.01,
 	}
 }
 
@@ -156,6 +212,10 @@ func Parse(args []string) (*Config, error) {
 	if err := checkRegexp(c.Bench); err != nil {
 		return nil, usagef("--bench: invalid regular expression %q: %v", c.Bench, err)
 	}
+	_, c.FailOnSet = raw["fail-on"]
+	if msg := c.measureConflict(); msg != "" {
+		return nil, usagef("%s", msg)
+	}
 	switch c.Command {
 	case "run":
 		if c.Base == "" {
@@ -198,6 +258,9 @@ func Parse(args []string) (*Config, error) {
 	case "calibrate":
 		if c.Rev == "" {
 			return nil, usagef("--rev must not be empty")
+		}
+		if len(c.Measure) != 1 || c.Measure[0] != LaneTime {
+			return nil, usagef("--measure %s: calibrate measures the noise of the time lane only", strings.Join(c.Measure, ","))
 		}
 		if len(pos) > 0 {
 			c.Packages = pos

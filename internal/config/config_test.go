@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"flag"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestParseGood(t *testing.T) {
 	want.CPU = []int{1, 2}
 	want.Benchtime = "500x"
 	want.Alpha = 0.05
-	want.FailOn = []string{"time", "allocs"}
+	want.FailOn, want.FailOnSet = []string{"time", "allocs"}, true
 	want.Seed, want.SeedSet = 42, true
 	want.Runs, want.Estimator = 1, "min"
 	if diff := cmp.Diff(&want, c); diff != "" {
@@ -55,6 +56,11 @@ func TestParseBad(t *testing.T) {
 		{[]string{"run"}, "--base is required"},
 		{[]string{"run", "--base", "main", "--head", ""}, "--head must not be empty"},
 		{[]string{"run", "--base", "main", "--count", "0"}, `--count "0": must be at least 1`},
+		{[]string{"run", "--base", "main", "--measure", "cycles"}, `--measure "cycles": unknown lane "cycles": want time, instructions or time,instructions`},
+		{[]string{"run", "--base", "main", "--measure", ""}, `--measure "": unknown lane ""`},
+		{[]string{"run", "--base", "main", "--measure", "instructions", "--max-time", "5m"}, "--max-time adds timed rounds, and --measure instructions measures no time lane"},
+		{[]string{"run", "--base", "main", "--instructions-threshold", "0.5"}, `--instructions-threshold "0.5": ambiguous`},
+		{[]string{"calibrate", "--measure", "time,instructions"}, "--measure time,instructions: calibrate measures the noise of the time lane only"},
 		{[]string{"run", "--base", "main", "--count", "-3"}, `--count "-3": must be at least 1`},
 		{[]string{"run", "--base", "main", "--count", "ten"}, `--count "ten": not a whole number`},
 		{[]string{"run", "--base", "main", "--threshold", "abc"}, `--threshold "abc": want a percentage such as 5%`},
@@ -183,5 +189,34 @@ func TestParseFormat(t *testing.T) {
 	}
 	if !strings.Contains(Usage, "--format F") {
 		t.Errorf("Usage lacks --format")
+	}
+}
+
+// --measure picks the lanes (duplicates once, in order); the default
+// fail-on is told apart from an explicit one.
+func TestParseMeasure(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		measure   []string
+		threshold float64
+		failOnSet bool
+	}{
+		{[]string{"run", "--base", "main"}, []string{"time"}, 0.01, false},
+		{[]string{"run", "--base", "main", "--measure", "instructions"}, []string{"instructions"}, 0.01, false},
+		{[]string{"run", "--base", "main", "--measure", " time , instructions,time", "--instructions-threshold", "0.5%"}, []string{"time", "instructions"}, 0.005, false},
+		{[]string{"run", "--base", "main", "--measure", "instructions", "--fail-on", "time,allocs,bytes,failure"}, []string{"instructions"}, 0.01, true},
+		{[]string{"compare", "a", "b", "--fail-on", "none"}, []string{"time"}, 0.01, true},
+	} {
+		c, err := Parse(tc.args)
+		if err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		if !cmp.Equal(c.Measure, tc.measure) || c.InstructionsThreshold != tc.threshold || c.FailOnSet != tc.failOnSet {
+			t.Errorf("%q: measure %q, threshold %v, fail-on set %v; want %q, %v, %v", tc.args, c.Measure, c.InstructionsThreshold, c.FailOnSet, tc.measure, tc.threshold, tc.failOnSet)
+		}
+		if c.Measures(LaneInstructions) != slices.Contains(tc.measure, "instructions") {
+			t.Errorf("%q: Measures(instructions) = %v", tc.args, c.Measures(LaneInstructions))
+		}
 	}
 }

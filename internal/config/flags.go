@@ -32,6 +32,7 @@ var Flags = []Flag{
 	{"benchtime", "D", "target time of a side's work per round, used to calibrate the iteration count, or Nx for a fixed count", "100ms", "benchtime", func(c *Config, s string) error { return benchtime(s, &c.Benchtime) }},
 	{"runs", "K", "separate short runs per side per round sharing that work, base and head alternating; fewer when a run would time less than 10ms; 1 is one run per side per round", "5", "runs", func(c *Config, s string) error { return positiveInt(s, &c.Runs) }},
 	{"estimator", "E", "one value from each round's runs for the paired test: median, min, p25 or mean", "median", "estimator", func(c *Config, s string) error { return estimator(s, &c.Estimator) }},
+	{"measure", "LIST", "what to measure: time (time/op and allocations, interleaved rounds), instructions (instructions/op under Valgrind: deterministic, no timed rounds), or time,instructions", "time", "measure", func(c *Config, s string) error { return measure(s, &c.Measure) }},
 	{"cpu", "LIST", "GOMAXPROCS values passed to the test binary, e.g. 1,2,4", "", "cpu", func(c *Config, s string) error { return cpuList(s, &c.CPU) }},
 	{"timeout", "D", "limit for one benchmark run", "10m", "timeout", func(c *Config, s string) error { return positiveDuration(s, &c.Timeout) }},
 	{"seed", "N", "seed of the randomized run order (default: random, printed)", "", "seed", func(c *Config, s string) error {
@@ -43,11 +44,13 @@ var Flags = []Flag{
 		return nil
 	}},
 	{"threshold", "PCT", "smallest time/op change that counts, e.g. 5%", "5%", "threshold", func(c *Config, s string) error { return threshold(s, &c.Threshold) }},
+	{"instructions-threshold", "PCT", "smallest instructions/op change that counts, e.g. 1%", "1%", "instructions-threshold", func(c *Config, s string) error { return threshold(s, &c.InstructionsThreshold) }},
 	{"alpha", "P", "significance level of the time/op test, in (0, 1)", "0.01", "alpha", func(c *Config, s string) error { return alpha(s, &c.Alpha) }},
-	{"fail-on", "LIST", "findings that fail the gate: time,allocs,bytes,failure,removed,inconclusive,scaling, or none", "time,allocs,bytes,failure", "fail-on", func(c *Config, s string) error { return failOn(s, &c.FailOn) }},
+	{"fail-on", "LIST", "findings that fail the gate: time,allocs,bytes,instructions,failure,removed,inconclusive,scaling, or none; the default adds instructions when that lane is measured", "time,allocs,bytes,failure", "fail-on", func(c *Config, s string) error { return failOn(s, &c.FailOn) }},
 	{"correction", "C", "suite-wide error control over all time/op tests: holm, bh or none", "holm", "correction", func(c *Config, s string) error { return correction(s, &c.Correction) }},
 	{"test", "T", "the time/op test: auto (paired where pairing removes noise, else benchstat's U test), paired or utest", "auto", "test", func(c *Config, s string) error { return timeTest(s, &c.Test) }},
 	{"confirm", "", "re-run the benchmarks flagged as time regressions to confirm them (--confirm=false fails without)", "true", "confirm", boolSetter(func(c *Config, b bool) { c.Confirm = b })},
+	{"explain", "", "profile the changed benchmarks after the verdict and show where the change comes from: allocation sites, the functions that got slower (--explain=false skips it)", "true", "explain", boolSetter(func(c *Config, b bool) { c.Explain = b })},
 	{"max-time", "D", "adaptive: stop adding rounds once every benchmark is decided, or after D", "", "max-time", func(c *Config, s string) error { return positiveDuration(s, &c.MaxTime) }},
 	{"pin", "", "pin each benchmark process to fixed CPUs (Linux)", "", "pin", boolSetter(func(c *Config, b bool) { c.Pin = b })},
 	{"env", "NAME", "pass the variable NAME (or set NAME=VALUE) to go and the benchmarks, which otherwise see only PATH, HOME, TMPDIR, the locale and the Go build settings (repeatable)", "", "env", func(c *Config, s string) error { return envList(s, &c.Env) }},

@@ -43,6 +43,8 @@ var Inputs = []Input{
 	{"estimator", "median"},
 	{"cpu", ""},
 	{"threshold", "5%"},
+	{"instructions-threshold", "1%"},
+	{"measure", "time"},
 	{"alpha", "0.01"},
 	{"base", ""},
 	{"head", ""},
@@ -59,6 +61,7 @@ var Inputs = []Input{
 	{"correction", "holm"},
 	{"test", "auto"},
 	{"confirm", "true"},
+	{"explain", "true"},
 	{"max-time", ""},
 	{"pin", "false"},
 	{"env", ""},
@@ -89,10 +92,15 @@ func FromInputs(getenv func(string) string) (*Config, *Action, error) {
 		if v == "" {
 			v, ok = in.Default, false
 		}
-		_ = ok
+		if in.Name == "fail-on" {
+			c.FailOnSet = ok
+		}
 		if err := setInput(&c, act, in.Name, v); err != nil {
 			return nil, nil, usagef("input %s: %q: %v", in.Name, v, err)
 		}
+	}
+	if msg := c.measureConflict(); msg != "" {
+		return nil, nil, usagef("inputs measure and max-time: %s", msg)
 	}
 	return &c, act, nil
 }
@@ -128,6 +136,10 @@ func setInput(c *Config, a *Action, name, v string) error {
 		}
 	case "threshold":
 		err = threshold(v, &c.Threshold)
+	case "instructions-threshold":
+		err = threshold(v, &c.InstructionsThreshold)
+	case "measure":
+		err = measure(v, &c.Measure)
 	case "alpha":
 		err = alpha(v, &c.Alpha)
 	case "base":
@@ -174,6 +186,11 @@ func setInput(c *Config, a *Action, name, v string) error {
 		err = timeTest(v, &c.Test)
 	case "confirm":
 		c.Confirm, err = strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("want true or false")
+		}
+	case "explain":
+		c.Explain, err = strconv.ParseBool(v)
 		if err != nil {
 			return fmt.Errorf("want true or false")
 		}

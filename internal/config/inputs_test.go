@@ -102,13 +102,15 @@ func TestFromInputsBad(t *testing.T) {
 		"INPUT_MODE":                      `input mode: "fast": want gate, calibrate or merge`,
 		"INPUT_RUNS":                      `input runs: "0": must be at least 1`,
 		"INPUT_ESTIMATOR":                 `input estimator: "max": want median, min, p25 or mean`,
+		"INPUT_MEASURE":                   `input measure: "cycles": unknown lane "cycles"`,
+		"INPUT_INSTRUCTIONS-THRESHOLD":    `input instructions-threshold: "x": want a percentage`,
 	} {
 		val := map[string]string{
 			"INPUT_COUNT": "0", "INPUT_THRESHOLD": "abc", "INPUT_ALPHA": "1.5", "INPUT_COMMENT": "sometimes",
 			"INPUT_COMMENT-KEY": "a b", "INPUT_FAIL-ON": "speed", "INPUT_ALLOW-PULL-REQUEST-TARGET": "yes please",
 			"INPUT_BENCH": "(", "INPUT_PACKAGES": "-exec=x", "INPUT_CORRECTION": "bonferroni", "INPUT_MODE": "fast",
 			"INPUT_ALLOW-PRIVILEGED-EVENTS": "1 please", "INPUT_COMMENT-AUTHOR": "@mona",
-			"INPUT_RUNS": "0", "INPUT_ESTIMATOR": "max",
+			"INPUT_RUNS": "0", "INPUT_ESTIMATOR": "max", "INPUT_MEASURE": "cycles", "INPUT_INSTRUCTIONS-THRESHOLD": "x",
 		}[env]
 		_, _, err := FromInputs(getenvFrom(map[string]string{env: val}))
 		var ue *UsageError
@@ -152,5 +154,23 @@ func TestActionYAMLMatchesInputs(t *testing.T) {
 	want["token"] = "${{ github.token }}" // the runner fills it in
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("action.yml inputs (-Inputs +action.yml):\n%s", diff)
+	}
+}
+
+// The measure and instructions-threshold inputs set the lanes; fail-on
+// given (even with its default's value) is explicit; max-time needs the
+// time lane.
+func TestFromInputsMeasure(t *testing.T) {
+	c, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_MEASURE": "time,instructions", "INPUT_INSTRUCTIONS-THRESHOLD": "2%"}))
+	if err != nil || !cmp.Equal(c.Measure, []string{"time", "instructions"}) || c.InstructionsThreshold != 0.02 || c.FailOnSet {
+		t.Errorf("measure inputs: %+v, %v", c, err)
+	}
+	c, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_FAIL-ON": "time,allocs,bytes,failure"}))
+	if err != nil || !c.FailOnSet {
+		t.Errorf("fail-on given: set = %v, %v", c != nil && c.FailOnSet, err)
+	}
+	_, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_MEASURE": "instructions", "INPUT_MAX-TIME": "10m"}))
+	if err == nil || !strings.Contains(err.Error(), "inputs measure and max-time: --max-time adds timed rounds") {
+		t.Errorf("measure instructions with max-time: %v", err)
 	}
 }

@@ -23,8 +23,14 @@ const (
 	// Head, the same in every round (a regression or an improvement).
 	ReasonExactChange ReasonCode = "exact-change"
 	// ReasonVaries: an allocation row whose values vary between rounds on
-	// a side (status unstable); Base and Head are the ranges.
+	// a side and whose ranges overlap (status unstable); Base and Head
+	// are the ranges, BaseN and HeadN the values compared.
 	ReasonVaries ReasonCode = "varies"
+	// ReasonSeparated: an allocation row whose values vary between rounds
+	// but every head value lies above every base value (a regression) or
+	// below (an improvement); Base and Head are the ranges of the rounds'
+	// values, BaseN and HeadN their numbers.
+	ReasonSeparated ReasonCode = "separated"
 	// ReasonNoTest: no test applies (no p-value).
 	ReasonNoTest ReasonCode = "no-test"
 	// ReasonSignificant: PAdjusted (or P) < Alpha and |Delta| ≥ Threshold:
@@ -120,6 +126,9 @@ type Reason struct {
 	// Interval is the change's interval of a sequential decision
 	// (ReasonEquivalent).
 	Interval *Interval
+	// Side is the side without a count (ReasonUnavailable: SideBase,
+	// SideHead, or "" for both); Detail the instruction lane's account.
+	Side, Detail string
 }
 
 // ScalingReason is why a [Scaling] is judged as it is.

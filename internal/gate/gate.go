@@ -13,19 +13,29 @@
 //     does.
 //   - failed: a [Failure] names the row's benchmark (see "Failures").
 //   - time (sec/op, [Time]): a regression when delta ≥ +Threshold AND the
-//     adjusted p < Alpha; an improvement when delta ≤ −Threshold AND the
-//     adjusted p < Alpha; otherwise unchanged, and the reason says why (not
+//     adjusted p < Alpha; an improvement when delta ≤ 1/(1+Threshold) − 1
+//     (the inverse of +Threshold: −4.76 % at 5 %, [ImprovementThreshold])
+//     AND the adjusted p < Alpha; otherwise unchanged, and the reason says why (not
 //     significant, or significant but smaller than the threshold); or
 //     inconclusive when no test can reach Alpha (see "Feasibility"). Which
 //     delta and p: see "Which test".
-//   - allocations (allocs/op [Allocs], B/op [Bytes]): exact checks. When
-//     every sample on each side has the same value, any increase is a
+//   - allocations (allocs/op [Allocs], B/op [Bytes]): nearly exact checks.
+//     When every sample on each side has the same value, any increase is a
 //     regression and any decrease an improvement, whatever the p-value: one
 //     extra allocation fails with 3 rounds or with 30. 0 → N is a regression
-//     of +N (never a percentage or a division by zero). When the values of
-//     either side vary between rounds the row is unstable: the reason gives
-//     the range, and it never fails the gate. Allocation checks need no
-//     significance and no correction.
+//     of +N (never a percentage or a division by zero). When values vary
+//     (B/op jitters by a few bytes with the GC), the rounds' values (each
+//     round's runs reduced by their median) are compared: every head round
+//     above every base round (or below) is a regression (an improvement, [ReasonSeparated]) with the
+//     ranges shown, provided so clean a separation could not happen by
+//     chance (2/C(nb+nh, nb) times the number of varying allocation rows
+//     below Alpha: 10 rounds a side suffice); overlapping ranges are
+//     unstable, and never fail the gate.
+//   - instructions (instructions/op, [Instructions], the instruction
+//     lane): nearly exact, like allocations: a change of at least
+//     Policy.InstructionThreshold with the repeats' ranges separated is a
+//     regression or an improvement, overlapping ranges are unstable; a
+//     benchmark the lane could not count is unavailable (instructions.go).
 //   - other units (B/s, custom b.ReportMetric units, [Other]): the time rule
 //     with benchstat's U test and no correction, in the unit's own
 //     direction (higher is better for B/s and for units ending in "/s";
@@ -48,29 +58,31 @@
 // unpaired U test cannot (stats' package documentation; the simulation
 // BenchmarkPairedVsUTest measures it).
 //
-// A sign-flip test on N pairs cannot give p below 2/2^N (0.031 at 6
-// rounds), while benchstat's U test on the same 2N values reaches
+// A sign-flip test on N pairs cannot give p below 2/2^k, k the non-zero
+// log-ratios (0.031 at 6 rounds; a round whose values were equal on both
+// sides is no evidence), while the U test on the same 2N values reaches
 // 2/C(2N, N) (0.0022 at 6). When the paired test cannot reach Alpha for
-// the suite (below) but the U test can, the row is judged by benchstat's
-// U test and median delta, as before pairing existed ([TestUTest]), and a
-// warning ([WarnUTestFallback]) gives the number of rounds that would allow
-// the paired test. This choice
-// depends only on the numbers of rounds and benchmarks, never on the
-// data, so it costs no error control.
-//
-// Pairing pays only where there is drift to cancel. Where the rounds'
-// log-ratios are no less noisy than independent draws would be (σ_pairs ≥
-// √2·σ_within: no drift), the U test on the same samples has twice the
-// observations and a far lower floor, and it judges the row instead
-// (measured on this project's 2-core machine: a real +7 % change with
-// little drift was found in 2 of 6 runs by the paired test and 5 of 6 by
-// the U test; scripts/paired-vs-utest.sh). The choice rests on two measures
-// of spread, which a change of head's location does not move, so it does
-// not peek at the effect; the simulations (TestSimulation) check that the
-// false-positive rate stays at the nominal level. Rows without pairs (plain `go test
-// -bench` output) use the U test. Result.Delta and Result.P are always
-// the figures the row was judged on; Comparison.Delta and Comparison.P
-// stay benchstat's.
+// the suite (below) at the size the row is decided at (the screen's rounds
+// plus the confirmation's, Policy.ConfirmRounds) but the U test can, the
+// row is judged by the U test ([TestUTest]) on the rounds' values (each
+// side's runs of a round reduced by the estimator: runs of one round share
+// the machine's state and are not independent samples; without rounds,
+// on every sample, exactly benchstat's test) and the change of their
+// medians, and a warning ([WarnUTestFallback]) gives the number of rounds
+// that would allow the paired test. --test auto is exactly this: the
+// choice depends only on the numbers of rounds, non-zero log-ratios and
+// benchmarks, never on the values, so it costs no error control
+// (TestSimAutoSelection asserts the rate). It used to give drift-free
+// rows to the U test, judged by the spread of the log-ratios about their
+// median, which the null's sign flips move: that lifted the
+// false-positive rate 20–30 % above α (statistics audit, B2); a selector
+// invariant under the flips still gave 0.054 at α = 0.05 and 20 rounds,
+// since the U test is exact only under every permutation. --test paired
+// is the same as auto; --test utest judges every row by the U test.
+// Rows without pairs (plain `go test -bench` output) use the U test.
+// Result.Delta and Result.P are always the figures the row was judged on;
+// Comparison.Delta and Comparison.P stay benchstat's (pooled over every
+// run).
 //
 // # Many benchmarks
 //
@@ -103,14 +115,23 @@
 // # Noise
 //
 // For every paired row, Result.Noise is the robust standard deviation of
-// the per-round log-ratios (≈ the relative noise of one round's ratio; for
-// a row judged by the U test, √2 × the spread within a side, its
-// equivalent) and
-// Result.MDE the smallest change the test finds with 80 % power at the
-// level one changed benchmark must reach after correction and looks
-// (stats.MDE). When MDE > Threshold the row is TooNoisy: a change at the
+// the per-round log-ratios (≈ the relative noise of one round's ratio,
+// unbiased at small n: stats.RobustSD; for a row judged by the U test, √2
+// × the spread within a side of the rounds' values, its equivalent) and
+// Result.MDE the smallest change the row's test finds with 80 % power at
+// the level one changed benchmark must reach after correction and looks,
+// at the size the row is decided at (stats.MDE, stats.MDEU: both exact
+// for the test's own null distribution, +Inf where that level is out of
+// reach). When MDE > Threshold the row is TooNoisy: a change at the
 // threshold would probably be missed, and the report says so for an
-// unchanged row instead of passing it silently.
+// unchanged row instead of passing it silently. (With a confirmation it
+// is the pooled test's MDE; the screen's promising zone costs a little
+// power on top.)
+//
+// Result.Interval is the change's interval at that same level (1 − α/m
+// under Holm or BH): simultaneous for the family, so an interval entirely
+// beyond the threshold always goes with a significant status, never with
+// "unchanged".
 //
 // # Benchmarks that lie
 //
@@ -122,12 +143,16 @@
 //
 // # Confirmation and sequential looks
 //
-// [Confirm] keeps a time regression only if a second, fresh set of
-// rounds of the flagged benchmarks finds it again. [Look] stops benchmarks
-// early in a run with a time budget: at the planned looks
-// (Policy.Looks) a significant change is final, and at any round a
-// benchmark whose ratio interval lies inside ±Threshold is "within the
-// threshold". Across looks, a p-value is multiplied by the number of
+// With a confirmation (the CLI's default), the first run is a screen that
+// never fails the gate alone: time rows with a raw p < 0.05 and a change
+// of at least half the threshold either way ([Promising]) get
+// [ConfirmRounds] fresh rounds, and [Confirm] decides each on the screen's
+// and the fresh rounds pooled, Holm-adjusted over the whole family (rows
+// not re-run enter with p = 1), with the fresh rounds' own estimate at
+// least half the pooled change. [Look] stops benchmarks early in a run with a
+// time budget: at the planned looks (Policy.Looks) a significant change
+// is final, and a benchmark whose ratio interval at 1−2α/K (K looks) lies
+// inside the threshold is "within the threshold". Across looks, a p-value is multiplied by the number of
 // planned looks at which a p-value that small was attainable at all
 // (a Bonferroni split of α over the looks that can spend it, so early
 // looks with too few rounds cost nothing): with 4 looks after rounds 5,
@@ -265,6 +290,8 @@ func KindOf(unit string) Kind {
 		return Allocs
 	case "B/op":
 		return Bytes
+	case InstructionsUnit:
+		return Instructions
 	}
 	return Other
 }
@@ -310,10 +337,21 @@ type Policy struct {
 	// stop early ([Look]); nil for a run of fixed length. Judge accounts
 	// for the looks in the p-values.
 	Looks []int
+	// InstructionThreshold is the smallest relative instructions/op
+	// change that counts (0.01 = 1%).
+	InstructionThreshold float64
 	// FailOnScaling makes a benchmark whose parallel scaling got worse
 	// (Scaling.Worse, see "CPU scaling") fail the gate. Off by default:
 	// worse scaling is a warning.
 	FailOnScaling bool
+	// ConfirmRounds is the number of fresh rounds a promising time row
+	// will get in a confirmation stage ([Promising], [Confirm],
+	// [ConfirmRounds]); 0 when none follows. Judge then measures what the
+	// rows can show at the pooled size: a row is inconclusive only when
+	// the pooled test could not reach Alpha either, and the MDE is the
+	// pooled test's. The screen's own p-values and statuses are computed
+	// as without it.
+	ConfirmRounds int
 }
 
 // DefaultPolicy returns the default policy: a 5% threshold at α = 0.01
@@ -322,11 +360,12 @@ type Policy struct {
 // benchmarks do not.
 func DefaultPolicy() Policy {
 	return Policy{
-		Threshold:     0.05,
-		Alpha:         0.01,
-		FailOn:        map[Kind]bool{Time: true, Allocs: true, Bytes: true},
-		FailOnFailure: true,
-		Correction:    Holm,
+		Threshold:            0.05,
+		Alpha:                0.01,
+		FailOn:               map[Kind]bool{Time: true, Allocs: true, Bytes: true},
+		FailOnFailure:        true,
+		Correction:           Holm,
+		InstructionThreshold: 0.01,
 	}
 }
 
@@ -334,6 +373,9 @@ func DefaultPolicy() Policy {
 func (p Policy) Validate() error {
 	if !(p.Threshold >= 0) || math.IsInf(p.Threshold, 0) {
 		return fmt.Errorf("threshold must be a finite number >= 0, got %v", p.Threshold)
+	}
+	if !(p.InstructionThreshold >= 0) || math.IsInf(p.InstructionThreshold, 0) {
+		return fmt.Errorf("instruction threshold must be a finite number >= 0, got %v", p.InstructionThreshold)
 	}
 	if !(p.Alpha > 0 && p.Alpha < 1) {
 		return fmt.Errorf("alpha must be in (0, 1), got %v", p.Alpha)
@@ -345,6 +387,9 @@ func (p Policy) Validate() error {
 		if n < 1 {
 			return fmt.Errorf("looks must be positive round counts, got %v", p.Looks)
 		}
+	}
+	if p.ConfirmRounds < 0 {
+		return fmt.Errorf("confirmation rounds must be >= 0, got %d", p.ConfirmRounds)
 	}
 	return nil
 }
@@ -364,6 +409,10 @@ type Failure struct {
 	Side string
 	// Message is the first lines of the benchmark's output.
 	Message string
+	// Unit is "" for a failure of every row of the benchmark, or
+	// InstructionsUnit for the instruction lane's (its rows are
+	// unavailable; see instructions.go).
+	Unit string
 }
 
 // Result is the judgement of one comparison.
@@ -396,19 +445,33 @@ type Result struct {
 	// Noise is the robust standard deviation of the per-round log-ratios
 	// of a time row with pairs (0.02 ≈ 2 % per round); nil without pairs.
 	Noise *float64
-	// MDE is the smallest relative change the paired test finds with 80 %
-	// power at the level one changed benchmark must reach in this verdict;
-	// nil unless Test is TestPaired. TooNoisy reports MDE > Threshold.
+	// MDE is the smallest relative change the row's test finds with 80 %
+	// power at the level one changed benchmark must reach in this verdict
+	// (at the pooled size when a confirmation stage follows,
+	// Policy.ConfirmRounds); +Inf when that level cannot be reached; nil
+	// without a test. TooNoisy reports MDE > Threshold.
 	MDE      *float64
 	TooNoisy bool
+	// Interval is the change's confidence interval at the level one
+	// changed benchmark must reach in this verdict (1 − α/m under Holm or
+	// BH, less with looks): a simultaneous (Bonferroni) interval for the
+	// family, so that an interval entirely beyond ±Threshold always comes
+	// with a significant status. From the paired rounds of a row judged
+	// by the paired test; nil otherwise, and when the rounds are too few
+	// for an interval at that level.
+	Interval *Interval
+	// Screen is the screening run's row of a time row decided by the
+	// pooled confirmation ([Confirm]); nil otherwise.
+	Screen *Result
 	// Suspect lists reasons to distrust what the row's benchmark reports.
 	Suspect []Suspicion
-	// Confirmed is set by [Confirm] on time regressions of the screening
-	// verdict: true when the confirmation run found the regression again,
-	// false when it vanished (the row is then unchanged); nil otherwise.
-	// Confirmation is the confirmation run's row. Unconfirmed marks a
-	// time regression that the confirmation run could not judge (missing,
-	// failed, inconclusive: Confirmation says which, nil when it was not
+	// Confirmed is set by [Confirm]: true on a regression or an
+	// improvement decided by the pooled confirmation, false on a row the
+	// screen alone would have called one that the pooled decision did not
+	// (the row is then unchanged); nil otherwise. Confirmation is the
+	// confirmation run's own row (its fresh rounds alone). Unconfirmed
+	// marks a time regression of the screen that could not be re-measured
+	// (missing, failed: Confirmation says which, nil when it was not
 	// re-measured): it is kept.
 	Confirmed    *bool
 	Confirmation *Result
@@ -466,11 +529,12 @@ func (v Verdict) Regressions() []Result {
 	return out
 }
 
-// HeadFailures returns the failures on the head side.
+// HeadFailures returns the failures on the head side (not the instruction
+// lane's: their rows are unavailable).
 func (v Verdict) HeadFailures() []Failure {
 	var out []Failure
 	for _, f := range v.Failures {
-		if f.Side == SideHead {
+		if f.Side == SideHead && !f.isLane() {
 			out = append(out, f)
 		}
 	}
@@ -492,6 +556,7 @@ func pass(v Verdict) bool {
 // Judge applies p to every comparison and failure. Results keep the order
 // of cmps.
 func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
+	rest, lane := splitLane(failures)
 	v := Verdict{
 		Results:    make([]Result, 0, len(cmps)),
 		Failures:   failures,
@@ -505,9 +570,20 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 			allocs[benchKey{c.Package, c.Name}] = c
 		}
 	}
+	for _, c := range cmps {
+		if k := KindOf(c.Unit); (k == Allocs || k == Bytes) && c.Base != nil && c.Head != nil && !(c.Base.Constant && c.Head.Constant) {
+			if _, failed := matchFailure(rest, c.Key); !failed {
+				w.varyingAllocs++
+			}
+		}
+	}
 	var family []int
 	for _, c := range cmps {
-		f, failed := matchFailure(failures, c.Key)
+		if f, ok := laneFailure(lane, c.Key); ok {
+			v.Results = append(v.Results, unavailableRow(c, f))
+			continue
+		}
+		f, failed := matchFailure(rest, c.Key)
 		if failed {
 			r := Result{Comparison: c, Kind: KindOf(c.Unit), Status: Failed, Delta: c.Delta, Reason: Reason{Code: ReasonFailedBase}}
 			if f.Side == SideHead {
@@ -533,6 +609,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 	v.Family = len(family)
 	v.Scaling = judgeScaling(v.Results, p)
 	v.Warnings = append(w.list(p), scalingWarnings(v.Scaling, p)...)
+	finishInstructions(&v, lane, w)
 	v.Pass = pass(v)
 	return v
 }
@@ -549,11 +626,13 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 		r.Status, r.Reason = Removed, Reason{Code: ReasonOnlyBase}
 		r.Gated = p.FailOnRemoved
 	case r.Kind == Allocs || r.Kind == Bytes:
-		judgeExact(&r, w)
+		judgeExact(&r, p, w)
 		r.Gated = gatedKind && r.Status != Unstable
 		if r.Status == Unstable {
 			r.Suspect = suspectAllocs(r)
 		}
+	case r.Kind == Instructions:
+		judgeInstructions(&r, p, gatedKind, w)
 	case r.Kind == Time:
 		// Judged with the rest of the family in judgeTime.
 		r.Gated = gatedKind
@@ -564,29 +643,74 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 	return r
 }
 
-// judgeExact applies the exact allocation check.
-func judgeExact(r *Result, w *warnings) {
+// judgeExact applies the allocation rule (see "Rules"): constant sides
+// are compared exactly; varying sides whose ranges are separated are a
+// regression or an improvement when so clean a separation could not
+// happen by chance (below); overlapping ranges are unstable.
+//
+// The values compared are the rounds' values (each round's runs reduced
+// by their median: short runs at a small b.N jitter more, and one odd run
+// should not make a round) or, without rounds, every sample. Under
+// jitter that is the same on both sides, all head values land above all
+// base values with probability 1/C(nb+nh, nb) (the U test's floor: 1e-5
+// at 10 rounds a side, 0.05 at 3), so a separated row also needs
+// 2/C(nb+nh, nb) times the number of varying allocation rows below Alpha
+// (a Bonferroni bound over them).
+func judgeExact(r *Result, p Policy, w *warnings) {
 	b, h := r.Base, r.Head
 	if !sameIters(b.Values, h.Values) {
 		w.iters[r.Unit] = append(w.iters[r.Unit], Bench{r.Package, r.Name})
 	}
-	br, hr := rangeOf(b), rangeOf(h)
-	r.Reason = Reason{Base: &br, Head: &hr, BaseN: b.N, HeadN: h.N}
-	if !b.Constant || !h.Constant {
-		r.Status, r.Reason.Code = Unstable, ReasonVaries
-		w.unstable[r.Unit] = append(w.unstable[r.Unit], Bench{r.Package, r.Name})
+	if b.Constant && h.Constant {
+		br, hr := rangeOf(b), rangeOf(h)
+		r.Reason = Reason{Base: &br, Head: &hr, BaseN: b.N, HeadN: h.N}
+		switch {
+		case h.Min > b.Min:
+			r.Status, r.Reason.Code = Regression, ReasonExactChange
+		case h.Min < b.Min:
+			r.Status, r.Reason.Code = Improvement, ReasonExactChange
+		default:
+			r.Status, r.Reason.Code = Unchanged, ReasonExactSame
+			r.Reason.Head = nil
+		}
 		return
 	}
+	bv, hv := allocValues(r.BaseRounds, b), allocValues(r.HeadRounds, h)
+	br, hr := rangeOfValues(bv), rangeOfValues(hv)
+	r.Reason = Reason{Base: &br, Head: &hr, BaseN: len(bv), HeadN: len(hv)}
+	chance := MinP(len(bv), len(hv)) * float64(max(1, w.varyingAllocs))
 	switch {
-	case h.Min > b.Min:
-		r.Status, r.Reason.Code = Regression, ReasonExactChange
-	case h.Min < b.Min:
-		r.Status, r.Reason.Code = Improvement, ReasonExactChange
+	case br.Max < hr.Min && chance < p.Alpha:
+		r.Status, r.Reason.Code = Regression, ReasonSeparated
+	case hr.Max < br.Min && chance < p.Alpha:
+		r.Status, r.Reason.Code = Improvement, ReasonSeparated
 	default:
-		r.Status, r.Reason.Code = Unchanged, ReasonExactSame
-		r.Reason.Head = nil
+		r.Status, r.Reason.Code = Unstable, ReasonVaries
+		w.unstable[r.Unit] = append(w.unstable[r.Unit], Bench{r.Package, r.Name})
 	}
 }
+
+// allocValues are the values an allocation row compares: the rounds'
+// medians when there are rounds, else the samples.
+func allocValues(rounds []stats.RoundStat, s *stats.Summary) []float64 {
+	var out []float64
+	if len(rounds) > 0 {
+		for _, r := range rounds {
+			out = append(out, r.Median)
+		}
+		return out
+	}
+	for _, o := range s.Values {
+		out = append(out, o.Value)
+	}
+	if len(out) == 0 {
+		out = []float64{s.Min, s.Max}
+	}
+	return out
+}
+
+// rangeOfValues is the range of v (not empty).
+func rangeOfValues(v []float64) Range { return Range{Min: slices.Min(v), Max: slices.Max(v)} }
 
 // rangeOf is the range of a side's values.
 func rangeOf(s *stats.Summary) Range { return Range{Min: s.Min, Max: s.Max} }
@@ -606,17 +730,34 @@ func sameIters(a, b []stats.Obs) bool {
 }
 
 // floorAdj returns the smallest adjusted p-value that test can give for
-// comparison c in a family of m under the correction and the looks of p:
-// the test's floor, made valid across the looks, times the correction's
-// factor.
+// comparison c in a family of m under the correction and the looks of p,
+// at the size the row will be decided at (the pooled size when a
+// confirmation stage follows, Policy.ConfirmRounds): the test's floor,
+// made valid across the looks, times the correction's factor. The paired
+// floor counts only the non-zero log-ratios (a zero is never evidence).
 func floorAdj(test Test, c stats.Comparison, m int, p Policy) float64 {
 	var f float64
+	looks := shiftLooks(p.Looks, p.ConfirmRounds)
 	if test == TestPaired {
-		f = sequentialP(stats.SignedRankMinP(c.Paired.N), p.Looks, pairedFloor)
+		f = sequentialP(stats.SignedRankMinP(c.Paired.NonZero+p.ConfirmRounds), looks, pairedFloor)
 	} else {
-		f = sequentialP(MinP(c.Base.N, c.Head.N), p.Looks, uFloor)
+		nb, nh := uSizes(c)
+		f = sequentialP(MinP(nb+p.ConfirmRounds, nh+p.ConfirmRounds), looks, uFloor)
 	}
 	return math.Min(1, f*factor(m, p.Correction))
+}
+
+// shiftLooks returns looks moved by n rounds: the sizes of a pooled
+// analysis that adds n rounds to a sequential run stopped at a look.
+func shiftLooks(looks []int, n int) []int {
+	if n == 0 || len(looks) == 0 {
+		return looks
+	}
+	out := make([]int, len(looks))
+	for i, l := range looks {
+		out[i] = l + n
+	}
+	return out
 }
 
 // floorFn returns the floor function of a test, for the looks.
@@ -627,31 +768,134 @@ func floorFn(test Test) func(int) float64 {
 	return uFloor
 }
 
-// pairingHelps reports whether pairing the rounds removed noise: the
-// per-round log-ratios vary less than two independent draws from each
-// side would (σ_pairs < √2·σ_within, robust estimates). It holds under
-// drift, which the pairs cancel; without drift the U test, with twice the
-// observations and no 2/2^N floor, is the more powerful test. Both
-// statistics measure spread, not location: a slowdown of head changes
-// neither, so choosing the test by them does not look at the effect.
-func pairingHelps(c stats.Comparison) bool {
-	if c.Paired == nil || c.Base == nil || c.Head == nil {
-		return false
-	}
-	sb, sh := logSpread(c.Base.Values), logSpread(c.Head.Values)
-	within := math.Sqrt((sb*sb + sh*sh) / 2)
-	return c.Paired.Noise < pairMargin*math.Sqrt2*within || c.Paired.Noise == 0
+// uData is what the U test of a time row compares: the rounds' values of
+// each side (each round's runs reduced by the estimator: the runs of one
+// round share the machine's state and are not independent samples), or,
+// without rounds, every sample.
+type uData struct {
+	base, head []float64
+	nb, nh     int
+	delta      *float64
+	p          *float64
 }
 
-// logSpread is the robust standard deviation of the logarithms of obs.
-func logSpread(obs []stats.Obs) float64 {
+// uSizes returns the numbers of values a side the U test of c compares.
+func uSizes(c stats.Comparison) (nb, nh int) {
+	if len(c.BaseRounds) > 0 && len(c.HeadRounds) > 0 {
+		return len(c.BaseRounds), len(c.HeadRounds)
+	}
+	if c.Base != nil && c.Head != nil {
+		return c.Base.N, c.Head.N
+	}
+	return 0, 0
+}
+
+// uDataOf returns the U test's data and figures for c: on the rounds'
+// values when c has rounds on both sides, else benchstat's own (c.P,
+// c.Delta, which pool every sample), capped at 1.
+func uDataOf(c stats.Comparison) uData {
+	var u uData
+	if len(c.BaseRounds) > 0 && len(c.HeadRounds) > 0 {
+		for _, r := range c.BaseRounds {
+			u.base = append(u.base, r.Value)
+		}
+		for _, r := range c.HeadRounds {
+			u.head = append(u.head, r.Value)
+		}
+		u.nb, u.nh = len(u.base), len(u.head)
+		if c.P != nil && u.nb == c.Base.N && u.nh == c.Head.N {
+			// One run per round: the rounds' values are benchstat's
+			// samples, and its p-value is the U test's on them.
+			u.p = ptr(math.Min(1, *c.P))
+		} else {
+			u.p = ptr(stats.UTest(u.base, u.head))
+		}
+		if mb := medianOf(u.base); mb != 0 {
+			d := medianOf(u.head)/mb - 1
+			u.delta = &d
+		}
+		return u
+	}
+	if c.Base != nil && c.Head != nil {
+		u.nb, u.nh = c.Base.N, c.Head.N
+		for _, o := range c.Base.Values {
+			u.base = append(u.base, o.Value)
+		}
+		for _, o := range c.Head.Values {
+			u.head = append(u.head, o.Value)
+		}
+	}
+	u.delta = c.Delta
+	if c.P != nil {
+		u.p = ptr(math.Min(1, *c.P))
+	}
+	return u
+}
+
+// noise is √2 × the pooled robust spread of the logarithms within a side:
+// the U test's equivalent of the paired rows' per-round noise.
+func (u uData) noise() float64 {
+	sb, sh := logSpread(u.base), logSpread(u.head)
+	return math.Sqrt2 * math.Sqrt((sb*sb+sh*sh)/2)
+}
+
+// medianOf is the median of x (0 when empty); x is not modified.
+func medianOf(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// logSpread is the robust standard deviation of the logarithms of the
+// positive values of v.
+func logSpread(v []float64) float64 {
 	var l []float64
-	for _, o := range obs {
-		if o.Value > 0 {
-			l = append(l, math.Log(o.Value))
+	for _, x := range v {
+		if x > 0 {
+			l = append(l, math.Log(x))
 		}
 	}
 	return stats.RobustSD(l)
+}
+
+// chooseTest chooses the test of a time row in a family of m (see "Which
+// test"): the paired test whenever it can reach Alpha at the size the row
+// is decided at, else the U test; "" when neither can. The choice rests
+// on the numbers of rounds, non-zero log-ratios and benchmarks only,
+// never on the values, so it costs no error control. fallback reports the
+// U test chosen because the paired test had too few rounds.
+func chooseTest(c stats.Comparison, u uData, m int, p Policy) (t Test, fallback bool) {
+	pairedOK := c.Paired != nil && p.Test != string(TestUTest) && floorAdj(TestPaired, c, m, p) < p.Alpha
+	uOK := u.p != nil && floorAdj(TestUTest, c, m, p) < p.Alpha
+	switch {
+	case pairedOK:
+		return TestPaired, false
+	case uOK:
+		// A fallback for want of rounds (not for want of non-zero
+		// log-ratios, which more rounds of the same would not fix).
+		fallback := c.Paired != nil && p.Test != string(TestUTest) &&
+			sequentialP(stats.SignedRankMinP(c.Paired.N+p.ConfirmRounds), shiftLooks(p.Looks, p.ConfirmRounds), pairedFloor)*factor(m, p.Correction) >= p.Alpha
+		return TestUTest, fallback
+	}
+	return "", false
+}
+
+// figures sets r.Delta and r.P to test's figures for r's comparison (u
+// its U test's).
+func figures(r *Result, test Test, u uData) {
+	c := r.Comparison
+	if test == TestPaired {
+		r.Delta, r.P = ptr(c.Paired.Ratio-1), ptr(c.Paired.P)
+		return
+	}
+	r.Delta, r.P = u.delta, u.p
 }
 
 // judgeTime chooses the test of every time row of the family, adjusts the
@@ -660,6 +904,7 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 	m := len(family)
 	corr := correctionOf(p.Correction)
 	seqPs := make([]float64, m)
+	us := make([]uData, m)
 	paired := false
 	for j, i := range family {
 		r := &v.Results[i]
@@ -668,39 +913,36 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 			paired = true
 			r.Noise = ptr(c.Paired.Noise)
 		}
-		switch {
-		case c.Paired != nil && p.Test != string(TestUTest) && floorAdj(TestPaired, c, m, p) < p.Alpha &&
-			(p.Test == string(TestPaired) || pairingHelps(c) || c.P == nil || floorAdj(TestUTest, c, m, p) >= p.Alpha):
-			r.Test = TestPaired
-			r.Delta = ptr(c.Paired.Ratio - 1)
-			r.P = ptr(c.Paired.P)
-		case c.P != nil && floorAdj(TestUTest, c, m, p) < p.Alpha:
-			r.Test = TestUTest
-			r.Delta, r.P = c.Delta, c.P
-			if c.Paired != nil && p.Test != string(TestUTest) && floorAdj(TestPaired, c, m, p) >= p.Alpha {
+		us[j] = uDataOf(c)
+		test, fallback := chooseTest(c, us[j], m, p)
+		r.Test = test
+		switch test {
+		case TestPaired, TestUTest:
+			figures(r, test, us[j])
+			if fallback {
 				// Not chosen for the noise: the paired test could not
 				// have reached alpha with this few rounds.
-				w.fallback[c.Paired.N] = append(w.fallback[c.Paired.N], Bench{r.Package, r.Name})
+				n := c.Paired.N + p.ConfirmRounds
+				w.fallback[n] = append(w.fallback[n], Bench{r.Package, r.Name})
 			}
 		default:
 			r.Status = Inconclusive
 			if c.Paired != nil {
-				r.Delta, r.P = ptr(c.Paired.Ratio-1), ptr(c.Paired.P)
+				figures(r, TestPaired, us[j])
 			} else {
-				r.Delta, r.P = c.Delta, c.P
+				figures(r, TestUTest, us[j])
 			}
 		}
-		test := r.Test
-		if test == "" && c.Paired != nil {
-			test = TestPaired
+		t := r.Test
+		if t == "" && c.Paired != nil {
+			t = TestPaired
 		}
 		seqPs[j] = 1
 		if r.P != nil {
-			seqPs[j] = sequentialP(*r.P, p.Looks, floorFn(test))
+			seqPs[j] = sequentialP(*r.P, p.Looks, floorFn(t))
 		}
 	}
 	adj := adjust(seqPs, corr)
-	level := LookThreshold(p.Alpha, m, corr, p.Looks)
 	for j, i := range family {
 		r := &v.Results[i]
 		if r.P != nil {
@@ -710,42 +952,8 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 			inconclusive(r, m, p, w)
 			continue
 		}
-		looks := 0
-		if k := looksAt(*r.P, p.Looks, floorFn(r.Test)); len(p.Looks) > 0 && k > 1 {
-			looks = k
-		}
-		note := ""
-		if m > 1 && corr != NoCorrection {
-			note = corr
-		}
-		judgeSignificance(r, p, looks, note)
-		r.Reason.Family = m
-		var n int
-		var noise float64
-		switch {
-		case r.Test == TestPaired:
-			n, noise = r.Paired.N, r.Paired.Noise
-		case r.Test == TestUTest && r.Base != nil && r.Head != nil && r.Base.N >= 2 && r.Head.N >= 2:
-			sb, sh := logSpread(r.Base.Values), logSpread(r.Head.Values)
-			n, noise = min(r.Base.N, r.Head.N), math.Sqrt2*math.Sqrt((sb*sb+sh*sh)/2)
-			if noise == 0 {
-				continue
-			}
-			r.Noise = ptr(noise)
-		default:
-			continue
-		}
-		var mde float64
-		if r.Test == TestPaired {
-			mde = stats.MDE(n, noise, level)
-		} else {
-			mde = mdeU(n, noise, level)
-		}
-		r.MDE = ptr(mde)
-		if p.Threshold > 0 && mde > p.Threshold+thresholdSlack {
-			r.TooNoisy = true
-			w.tooNoisy = append(w.tooNoisy, noisy{Bench{r.Package, r.Name}, mde})
-		}
+		decide(r, m, p)
+		assess(r, us[j], m, p, w)
 	}
 	if m > 0 {
 		if paired {
@@ -757,19 +965,82 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 	w.family, w.minCount = m, v.MinCount
 }
 
+// decide applies the rule to a time row whose Test, Delta, P and
+// PAdjusted are set, in a family of m.
+func decide(r *Result, m int, p Policy) {
+	looks := 0
+	if k := looksAt(*r.P, p.Looks, floorFn(r.Test)); len(p.Looks) > 0 && k > 1 {
+		looks = k
+	}
+	note := ""
+	if m > 1 && correctionOf(p.Correction) != NoCorrection {
+		note = correctionOf(p.Correction)
+	}
+	judgeSignificance(r, p, looks, note)
+	r.Reason.Family = m
+	r.Interval = nil
+	if r.Test == TestPaired && r.Paired != nil {
+		conf := 1 - LookThreshold(p.Alpha, m, p.Correction, p.Looks)
+		lo, hi, ach := r.Paired.Interval(conf)
+		if lo > 0 && !math.IsInf(hi, 1) {
+			r.Interval = &Interval{Confidence: ach, Estimate: r.Paired.Ratio - 1, Low: lo - 1, High: hi - 1}
+		}
+	}
+}
+
+// assess sets a judged time row's noise and MDE at the level one changed
+// benchmark of m must reach, at the size the row will be decided at.
+func assess(r *Result, u uData, m int, p Policy, w *warnings) {
+	extra := p.ConfirmRounds
+	looks := shiftLooks(p.Looks, extra)
+	level := LookThreshold(p.Alpha, m, p.Correction, looks)
+	var mde float64
+	switch {
+	case r.Test == TestPaired:
+		n, noise := r.Paired.N+extra, r.Paired.Noise
+		r.Noise = ptr(noise)
+		mde = stats.MDE(n, noise, level)
+		if stats.SignedRankMinP(r.Paired.NonZero+extra) >= level {
+			mde = math.Inf(1)
+		}
+	case r.Test == TestUTest:
+		if u.nb < 2 || u.nh < 2 {
+			return
+		}
+		noise := u.noise()
+		if noise == 0 {
+			return
+		}
+		r.Noise = ptr(noise)
+		// The U test's floor at level (with the looks' own floors, as
+		// LookThreshold uses the paired ones).
+		mde = stats.MDEU(min(u.nb, u.nh)+extra, noise, level)
+	default:
+		return
+	}
+	r.MDE = ptr(mde)
+	if p.Threshold > 0 && mde > p.Threshold+thresholdSlack {
+		r.TooNoisy = true
+		if w != nil {
+			w.tooNoisy = append(w.tooNoisy, noisy{Bench{r.Package, r.Name}, mde})
+		}
+	}
+}
+
 // inconclusive gives an inconclusive row its reason.
 func inconclusive(r *Result, m int, p Policy, w *warnings) {
 	c := r.Comparison
+	nb, nh := uSizes(c)
 	rs := Reason{
 		Code: ReasonCannotJudge, Delta: r.Delta, P: r.P, PAdjusted: r.PAdjusted,
-		Alpha: p.Alpha, BaseN: c.Base.N, HeadN: c.Head.N, Family: m,
+		Alpha: p.Alpha, BaseN: nb + p.ConfirmRounds, HeadN: nh + p.ConfirmRounds, Family: m,
 		MinP:     floorAdj(TestUTest, c, m, p),
 		Adjusted: factor(m, p.Correction) > 1 || len(p.Looks) > 0,
 		Better:   -1,
 	}
 	if c.Paired != nil {
 		rs.MinP = math.Min(rs.MinP, floorAdj(TestPaired, c, m, p))
-		rs.Rounds = c.Paired.N
+		rs.Rounds = c.Paired.N + p.ConfirmRounds
 	}
 	r.Reason = rs
 	r.Gated = r.Gated && p.FailOnInconclusive
@@ -779,6 +1050,11 @@ func inconclusive(r *Result, m int, p Policy, w *warnings) {
 	}
 	w.inconclusive[key] = append(w.inconclusive[key], Bench{r.Package, r.Name})
 }
+
+// ImprovementThreshold is the change that counts as an improvement at
+// threshold t: 1/(1+t) − 1 (−4.76 % at 5 %), the exact inverse of a +t
+// slowdown, so that base → head and head → base are judged alike.
+func ImprovementThreshold(t float64) float64 { return 1/(1+t) - 1 }
 
 // thresholdSlack absorbs floating-point rounding in deltas such as
 // 1.05/1.00 - 1 = 0.050000000000000044 or 3.15/3 - 1 = 0.04999999999999982.
@@ -831,7 +1107,7 @@ func judgeSignificance(r *Result, p Policy, looks int, correction string) {
 	}
 	d := *r.Delta
 	up := d >= p.Threshold-thresholdSlack
-	down := d <= -p.Threshold+thresholdSlack
+	down := d <= ImprovementThreshold(p.Threshold)+thresholdSlack
 	switch {
 	case sig && (up || down):
 		r.Status, rs.Code = Improvement, ReasonSignificant
@@ -888,6 +1164,7 @@ type warnings struct {
 	unstable         map[string][]Bench // unstable allocation rows by unit
 	iters            map[string][]Bench // allocation rows compared at different b.N, by unit
 	family, minCount int
+	varyingAllocs    int // allocation rows whose values vary on a side
 }
 
 func newWarnings() *warnings {
@@ -910,7 +1187,7 @@ func (w *warnings) list(p Policy) []Warning {
 		})
 	}
 	for _, n := range slices.Sorted(maps.Keys(w.fallback)) {
-		floor := math.Min(1, sequentialP(stats.SignedRankMinP(n), p.Looks, pairedFloor)*factor(w.family, p.Correction))
+		floor := math.Min(1, sequentialP(stats.SignedRankMinP(n), shiftLooks(p.Looks, p.ConfirmRounds), pairedFloor)*factor(w.family, p.Correction))
 		out = append(out, Warning{
 			Code: WarnUTestFallback, Benchmarks: uniq(w.fallback[n]),
 			Rounds: n, Family: w.family, MinP: floor, Adjusted: true, Alpha: p.Alpha, MinCount: w.minCount,
@@ -1008,22 +1285,3 @@ func splitProcs(name string) (base, procs string, ok bool) {
 	}
 	return name[:i], name[i+1:], true
 }
-
-// mdeU is the smallest change the U test finds with 80 % power on n + n
-// values whose difference varies like n pairs of log-ratio noise noise
-// (√2 × the spread within a side): the large-sample value
-// (z₁₋α/₂ + z₀.₈)·noise/√(3n/π) of the rank tests (efficiency 3/π). The U
-// test has no 2/2^n floor, so unlike stats.MDE there is no small-n limit.
-func mdeU(n int, noise, alpha float64) float64 {
-	if n < 1 || noise <= 0 || !(alpha > 0 && alpha < 1) {
-		return 0
-	}
-	z := func(p float64) float64 { return math.Sqrt2 * math.Erfinv(2*p-1) }
-	return math.Expm1((z(1-alpha/2) + z(0.8)) * noise / math.Sqrt(3*float64(n)/math.Pi))
-}
-
-// pairMargin is how much less noisy the pairs must be for the paired test
-// to judge: at 10–20 rounds the signed-rank test's p-values are coarse and
-// floored (2/2^N), so it needs a clear noise reduction to beat the U test
-// on twice the observations (see pairingHelps).
-const pairMargin = 0.75

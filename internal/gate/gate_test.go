@@ -95,7 +95,7 @@ func TestJudgeRows(t *testing.T) {
 		{"time delta just under threshold", synthetic("sec/op", 100, 104.9, 0.001),
 			nil, Unchanged, true, ReasonWithinThreshold, "+4.9% is significant (p=0.001) but within ±5%"},
 		{"time delta exactly -threshold", synthetic("sec/op", 100, 95, 0.0005),
-			nil, Improvement, true, ReasonSignificant, "p<0.001 < α=0.01 and -5.0% ≤ -5%"},
+			nil, Improvement, true, ReasonSignificant, "p<0.001 < α=0.01 and -5.0% ≤ -4.76%"},
 		{"time small and not significant", synthetic("sec/op", 100, 101, 0.4),
 			nil, Unchanged, true, ReasonNoChange, "+1.0%, p=0.400: no significant change"},
 		{"time not gated by policy", synthetic("sec/op", 100, 150, 0.001),
@@ -153,7 +153,7 @@ func TestJudgeRows(t *testing.T) {
 
 		// Other units: the significance rule in the unit's direction, never gated.
 		{"B/s drop is a regression, not gated", measured("p", "X", "B/s", spread(100e6, 6), spread(80e6, 6)),
-			nil, Regression, false, ReasonSignificant, "p=0.002 < α=0.01 and -20.0% ≤ -5% (higher is better)"},
+			nil, Regression, false, ReasonSignificant, "p=0.002 < α=0.01 and -20.0% ≤ -4.76% (higher is better)"},
 		{"B/s rise is an improvement", measured("p", "X", "B/s", spread(100e6, 6), spread(120e6, 6)),
 			nil, Improvement, false, ReasonSignificant, "p=0.002 < α=0.01 and +20.0% ≥ +5% (higher is better)"},
 		{"custom unit of unknown direction", measured("p", "X", "frobs/op", spread(10, 6), spread(12, 6)),
@@ -444,7 +444,7 @@ func TestPolicyValidate(t *testing.T) {
 
 func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy()
-	want := Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true, Allocs: true, Bytes: true}, FailOnFailure: true, Correction: Holm}
+	want := Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true, Allocs: true, Bytes: true}, FailOnFailure: true, Correction: Holm, InstructionThreshold: 0.01}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("DefaultPolicy (-want +got):\n%s", diff)
 	}

@@ -156,8 +156,10 @@ func BenchmarkPairedVsUTest(b *testing.B) {
 	}
 }
 
-// TestSimulation prints the simulation as Markdown tables. It runs only
-// with BENCHGATE_SIM=1 (about a minute on 2 cores).
+// TestSimulation prints the simulation as Markdown tables and asserts
+// that no A/A cell's false-positive rate exceeds α within binomial
+// tolerance. It runs only with BENCHGATE_SIM=1 (about a minute on 2
+// cores); the rules' own simulations (simrules_test.go) run always.
 func TestSimulation(t *testing.T) {
 	if os.Getenv("BENCHGATE_SIM") == "" {
 		t.Skip("set BENCHGATE_SIM=1 to run the simulation")
@@ -180,18 +182,21 @@ func TestSimulation(t *testing.T) {
 			for _, e := range simEffects {
 				c := runCell(sc, n, e, reps, cellSeed(sc, n, e))
 				fmt.Fprintf(&out, " %.3f / %.3f (%.2f / %.2f) |", c.pairedFlag, c.uFlag, c.pairedSig, c.uSig)
+				if tol := binomTol(0.01, reps); e == 0 && (c.pairedFlag > 0.01+tol || c.uFlag > 0.01+tol || c.pairedSig > 0.01+tol || c.uSig > 0.01+tol) {
+					t.Errorf("%s, %d rounds, A/A: false-positive rates %v, want ≤ α=0.01 (+%.4f)", sc.Name, n, c, tol)
+				}
 			}
 			fmt.Fprintln(&out)
 		}
 	}
-	out.WriteString(suiteTable(200))
+	out.WriteString(suiteTable(t, 200))
 	out.WriteString(sequentialTable(1000))
 	t.Log(out.String())
 }
 
 // suiteTable simulates suites of 100 benchmarks on the "loaded" machine,
 // judged together: all unchanged (A/A), or 5 of them 10% slower.
-func suiteTable(reps int) string {
+func suiteTable(t *testing.T, reps int) string {
 	var out strings.Builder
 	fmt.Fprintf(&out, "\nSuites of 100 benchmarks on the \"loaded\" machine (%d suites per cell, judged together): the share of A/A suites with any false regression, at the default gate and with no threshold at all (any significant slowdown counts), with Holm's correction and without; and how many of 5 real +10%% regressions among 100 are found.\n\n", reps)
 	out.WriteString("| rounds | test | A/A, default gate | A/A, threshold 0, Holm | A/A, threshold 0, no correction | 5 × +10%: found |\n|--:|:--|--:|--:|--:|--:|\n")
@@ -248,17 +253,20 @@ func suiteTable(reps int) string {
 			}
 			r := float64(reps)
 			fmt.Fprintf(&out, "| %d | %s | %.3f | %.3f | %.3f | %.2f |\n", n, name, float64(anyDef)/r, float64(anyZero)/r, float64(anyNone)/r, float64(found)/r)
+			if tol := binomTol(def.Alpha, reps); float64(anyDef)/r > def.Alpha+tol || float64(anyZero)/r > def.Alpha+tol {
+				t.Errorf("suite of 100, %d rounds, %s: A/A suites with a false regression %.3f (threshold 0: %.3f), want ≤ α (+%.3f)", n, name, float64(anyDef)/r, float64(anyZero)/r, tol)
+			}
 		}
 	}
 	return out.String()
 }
 
 // sequentialTable simulates runs of at most 20 rounds that stop early:
-// Look after every round (futility), with significance at the planned
-// looks after rounds 5, 10, 15 and 20, against a fixed run of 20 rounds.
+// Look after every round, which decides only at the planned looks after
+// rounds 5, 10, 15 and 20, against a fixed run of 20 rounds.
 func sequentialTable(reps int) string {
 	var out strings.Builder
-	fmt.Fprintf(&out, "\nSequential runs of at most 20 rounds (%d runs per cell, default gate): Look after every round, significance only at the planned looks after rounds 5, 10, 15 and 20, \"within ±5%%\" at any round; against a fixed run of 20 rounds. Share called a regression, and mean rounds used.\n\n", reps)
+	fmt.Fprintf(&out, "\nSequential runs of at most 20 rounds (%d runs per cell, default gate): Look after every round, decisions (significance, or \"within ±5%%\" at 1−2α/4) only at the planned looks after rounds 5, 10, 15 and 20; against a fixed run of 20 rounds. Share called a regression, and mean rounds used.\n\n", reps)
 	out.WriteString("| scenario | effect | sequential: regression | mean rounds | fixed 20: regression |\n|:--|--:|--:|--:|--:|\n")
 	p := DefaultPolicy()
 	p.Looks = PlanLooks(20, 4)
@@ -305,7 +313,9 @@ func boolBit(b bool) uint64 {
 	return 0
 }
 
-// TestRealInterleaved measures both tests on real interleaved samples:
+// TestRealInterleaved measures both tests on real interleaved samples and
+// asserts that the A/A subsets (effect 0) are called a regression at most
+// α of the time, within binomial tolerance:
 // raw files written by `benchgate run --out DIR`, ideally of an A/A run
 // (`--allow-same`: base and head the same commit) so that every real
 // difference is noise. Known effects are injected by scaling head's
@@ -376,6 +386,11 @@ func TestRealInterleaved(t *testing.T) {
 			for i := range idx {
 				idx[i] = i
 			}
+			defer func(e float64) {
+				if tol := binomTol(p.Alpha, draws); e == 0 && (float64(pf)/float64(draws) > p.Alpha+tol || float64(uf)/float64(draws) > p.Alpha+tol) {
+					t.Errorf("%s, real A/A rounds: %d and %d of %d subsets called a regression, want ≤ α=%v (+%.3f)", k.Name, pf, uf, draws, p.Alpha, tol)
+				}
+			}(e)
 			for range draws {
 				rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 				pick := slices.Clone(idx[:sub])

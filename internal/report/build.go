@@ -1,7 +1,6 @@
 package report
 
 import (
-	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -19,9 +18,14 @@ type Meta struct {
 	BaseRef, HeadRef, BaseSHA, HeadSHA string
 	Count                              int // interleaved rounds
 	Benchtime                          string
-	Seed                               int64
-	RawBase, RawHead                   string // paths of the raw benchfmt files, "" if unknown
-	Partial                            bool   // the run was interrupted
+	// Runs is the most short runs a side made of a benchmark in one round
+	// (--runs), Estimator how they were reduced to the round's value
+	// (--estimator); 0 and "" take them from the verdict's paired rows.
+	Runs             int
+	Estimator        string
+	Seed             int64
+	RawBase, RawHead string // paths of the raw benchfmt files, "" if unknown
+	Partial          bool   // the run was interrupted
 	// Notes are lines about the run, in words (untrusted: they may quote
 	// names).
 	Notes []string
@@ -32,6 +36,9 @@ type Meta struct {
 	// BaseGo and HeadGo are the Go toolchains that built each side
 	// ("go1.26.8", as go env GOVERSION reports it); "" if unknown.
 	BaseGo, HeadGo string
+	// Explain says where the changes of some rows come from (a "why"
+	// under each, and their JSON explain).
+	Explain []Why
 }
 
 // The priorities of the sections under a size limit: regressions are
@@ -82,9 +89,9 @@ func Build(v gate.Verdict, m Meta) *Document {
 			d.Sections = append(d.Sections, s)
 		}
 	}
-	add(&Section{Title: []Span{txt("Regressions (" + strconv.Itoa(len(regs)) + ")")}, Body: resultTable(regs), Priority: prioRegressions, What: "regressions"})
+	add(&Section{Title: []Span{txt("Regressions (" + strconv.Itoa(len(regs)) + ")")}, Body: explained(resultTable(regs), regs, m), Priority: prioRegressions, What: "regressions"})
 	add(&Section{Title: []Span{txt("Failures (" + strconv.Itoa(len(fails)) + ")")}, Body: failureOutputs(fails), Priority: prioFailures, What: "failures"})
-	add(&Section{Title: []Span{txt("Improvements (" + strconv.Itoa(len(imps)) + ")")}, Body: resultTable(imps), Priority: prioImprovements, What: "improvements"})
+	add(&Section{Title: []Span{txt("Improvements (" + strconv.Itoa(len(imps)) + ")")}, Body: explained(resultTable(imps), imps, m), Priority: prioImprovements, What: "improvements"})
 	add(&Section{Title: []Span{txt("Vanished on confirmation (" + strconv.Itoa(len(gone)) + ")")}, Body: resultTable(gone), Priority: prioVanished, What: "vanished regressions"})
 	if c := chartOf(v.Results); c != nil {
 		add(&Section{Title: []Span{txt("Largest time/op changes")}, Intro: []Block{chartIntro(c)}, Body: c, Priority: prioChart, Whole: "the chart of the largest changes"})
@@ -97,6 +104,9 @@ func Build(v gate.Verdict, m Meta) *Document {
 
 	if len(v.Results) > 0 {
 		d.Foot = append(d.Foot, legend())
+		if hasInstructions(v) {
+			d.Foot = append(d.Foot, instructionsLegend(v.Policy))
+		}
 	}
 	d.Foot = append(d.Foot, reproduce(m))
 	return d
@@ -200,7 +210,7 @@ func headerCounts(v gate.Verdict) string {
 	add(gated, "regression", "regressions")
 	add(removedGated, "removed benchmark failing the gate", "removed benchmarks failing the gate")
 	add(len(v.HeadFailures()), "head failure", "head failures")
-	add(len(v.Failures)-len(v.HeadFailures()), "base failure", "base failures")
+	add(len(baseFailures(v.Failures)), "base failure", "base failures")
 	add(inconclusiveGated, "inconclusive benchmark failing the gate", "inconclusive benchmarks failing the gate")
 	add(confirmed, "confirmed", "confirmed")
 	add(vanished, "vanished on confirmation", "vanished on confirmation")
@@ -210,6 +220,7 @@ func headerCounts(v gate.Verdict) string {
 	add(len(v.ScalingWorse()), "benchmark scaling worse", "benchmarks scaling worse")
 	add(noisy, "too noisy", "too noisy")
 	add(v.Count(gate.Unstable), "unstable", "unstable")
+	add(v.Count(gate.Unavailable), "unavailable", "unavailable")
 	add(v.Count(gate.New), "new", "new")
 	add(v.Count(gate.Removed), "removed", "removed")
 	add(v.Count(gate.Unchanged), "unchanged", "unchanged")
@@ -237,6 +248,27 @@ func side(label, ref, sha string) []Span {
 	return l
 }
 
+// runsOf returns the runs per side per round and the estimator of a run:
+// Meta's, or, when unset, the most runs of the verdict's paired rows and
+// their estimator.
+func runsOf(m Meta, v gate.Verdict) (int, string) {
+	runs, est := m.Runs, m.Estimator
+	for _, r := range v.Results {
+		if r.Paired != nil {
+			if m.Runs == 0 {
+				runs = max(runs, r.Paired.Runs)
+			}
+			if est == "" {
+				est = r.Paired.Estimator.String()
+			}
+		}
+	}
+	if est == "" {
+		est = stats.Median.String()
+	}
+	return runs, est
+}
+
 func metaLine(m Meta, v gate.Verdict) []Span {
 	p := v.Policy
 	l := line(side("base", m.BaseRef, m.BaseSHA))
@@ -248,10 +280,16 @@ func metaLine(m Meta, v gate.Verdict) []Span {
 	if m.Benchtime != "" {
 		sep().text("benchtime ").name(m.Benchtime)
 	}
+	if runs, est := runsOf(m, v); runs > 1 {
+		sep().text(strconv.Itoa(runs) + " runs per side per round, their " + est)
+	}
 	if m.Seed != 0 {
 		sep().text("seed ").num(strconv.FormatInt(m.Seed, 10))
 	}
 	sep().text("threshold ").num(fmtNum(100*p.Threshold) + "%").text(", α=").num(fmtNum(p.Alpha))
+	if hasInstructions(v) {
+		sep().text("instructions/op threshold ").num(fmtNum(100*p.InstructionThreshold) + "%")
+	}
 	if corr := correctionName(v.Correction); corr != "" && v.Family > 1 {
 		sep().text(corr + " over " + plural(v.Family, "time/op comparison", "time/op comparisons"))
 	}
@@ -259,7 +297,7 @@ func metaLine(m Meta, v gate.Verdict) []Span {
 		sep().text("sequential looks after rounds ").num(joinInts(p.Looks))
 	}
 	if v.Confirmed {
-		sep().text("time regressions re-measured to confirm")
+		sep().text("promising time rows re-measured and decided on the pooled rounds")
 	}
 	if m.Tool != "" {
 		sep().add(prose(m.Tool))
@@ -303,13 +341,13 @@ func boolRank(b bool) int {
 // restRank orders the collapsed rows: the most remarkable first, so that
 // cutting removes unchanged rows first.
 var restRank = map[gate.Status]int{
-	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Unchanged: 6,
+	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Unavailable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Unchanged: 6,
 }
 
 func baseFailures(fs []gate.Failure) []gate.Failure {
 	var out []gate.Failure
 	for _, f := range fs {
-		if f.Side != gate.SideHead {
+		if f.Side != gate.SideHead && f.Unit == "" { // the instruction lane's are unavailable rows
 			out = append(out, f)
 		}
 	}
@@ -322,7 +360,7 @@ func restSummary(rest []gate.Result) string {
 		counts[r.Status]++
 	}
 	var parts []string
-	for _, s := range []gate.Status{gate.Failed, gate.Inconclusive, gate.Removed, gate.New, gate.Unstable, gate.Regression, gate.Improvement, gate.Unchanged} {
+	for _, s := range []gate.Status{gate.Failed, gate.Inconclusive, gate.Removed, gate.New, gate.Unstable, gate.Unavailable, gate.Regression, gate.Improvement, gate.Unchanged} {
 		if n := counts[s]; n > 0 {
 			parts = append(parts, strconv.Itoa(n)+" "+string(s))
 		}
@@ -411,6 +449,9 @@ func one(s string) []Span { return []Span{numSpan(s)} }
 
 func cellsOf(r gate.Result) rowCells {
 	c := rowCells{change: one(none), p: one(none), noise: one(none), benchstat: one(none), n: one(sampleSizes(r))}
+	if r.Kind == gate.Instructions {
+		return instructionCells(r, c)
+	}
 	if exactKind(r.Kind) {
 		c.base, c.head = one(exactCell(r.Base)), one(exactCell(r.Head))
 		if r.Base != nil && r.Head != nil && r.Base.Constant && r.Head.Constant {
@@ -439,9 +480,21 @@ func cellsOf(r gate.Result) rowCells {
 	c.base, c.head = cell(r.Base), cell(r.Head)
 	if r.Delta != nil {
 		s := pct(*r.Delta)
-		paired := r.Paired != nil && (r.Test == gate.TestPaired || (r.Test == "" && r.Status == gate.Inconclusive))
-		if paired && !math.IsInf(r.Paired.High, 1) {
-			s += " [" + pct1(r.Paired.Low-1) + ", " + pct1(r.Paired.High-1) + "]"
+		if iv := r.Interval; iv != nil {
+			s += " [" + pct1(iv.Low) + ", " + pct1(iv.High) + "]"
+		}
+		if pr := r.Paired; pr != nil && pr.Runs > 1 && r.Test == gate.TestPaired {
+			// The other estimators of the rounds' runs, beside the gated one.
+			var alt []string
+			if pr.Estimator != stats.Median && pr.MedianRatio > 0 {
+				alt = append(alt, "median "+pct(pr.MedianRatio-1))
+			}
+			if pr.Estimator != stats.Min && pr.MinRatio > 0 {
+				alt = append(alt, "min "+pct(pr.MinRatio-1))
+			}
+			if len(alt) > 0 {
+				s += " (" + strings.Join(alt, ", ") + ")"
+			}
 		}
 		c.change = one(s)
 	}
@@ -561,7 +614,7 @@ func warningList(v gate.Verdict, m Meta) *List {
 	var msgs []string
 	count := map[string]int{}
 	for _, r := range v.Results {
-		if exactKind(r.Kind) {
+		if exactKind(r.Kind) || r.Kind == gate.Instructions {
 			continue // no interval or test is shown for exact checks
 		}
 		seen := map[string]bool{}
@@ -594,7 +647,7 @@ func summaryWarnings(s *stats.Summary) []string {
 // legend explains the columns of the tables.
 func legend() Paragraph {
 	return Paragraph{Spans: []Span{
-		txt("Columns: "), strong("change"), txt(" is head/base − 1: for time/op measured in interleaved rounds the paired (Hodges–Lehmann) estimate with its 95% interval, otherwise the change of the medians; "),
+		txt("Columns: "), strong("change"), txt(" is head/base − 1: for time/op measured in interleaved rounds the paired (Hodges–Lehmann) estimate of the rounds' values (each side's short runs of a round reduced by the estimator; the median's and the minimum's estimates in brackets) with its interval at the level one benchmark must reach after the correction (simultaneous over the time/op rows: an interval beyond the threshold is a significant change), otherwise the change of the medians; "),
 		strong("p (adj.)"), txt(" the p-value the row was judged on (paired Wilcoxon signed-rank, or benchstat's U test), adjusted for the number of time/op comparisons; "),
 		strong("noise / MDE"), txt(" the round-to-round noise of the ratio and the smallest change this run could detect ("), mark(markWarn, Warn), txt(": larger than the threshold); "),
 		strong("benchstat"), txt(" the change of the medians and the U-test p, as benchstat prints them."),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/stats"
 )
@@ -24,10 +25,12 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		Go:        jsonGo{Base: m.BaseGo, Head: m.HeadGo},
 		Count:     m.Count,
 		Benchtime: m.Benchtime,
+		Estimator: "",
 		Seed:      m.Seed,
 		Partial:   m.Partial,
 		Policy: jsonPolicy{
 			Threshold:          finite(v.Policy.Threshold),
+			InstrThreshold:     finite(v.Policy.InstructionThreshold),
 			Alpha:              finite(v.Policy.Alpha),
 			FailOn:             []string{},
 			FailOnFailure:      v.Policy.FailOnFailure,
@@ -49,6 +52,8 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	if v.Pass {
 		doc.Verdict = "pass"
 	}
+	doc.Runs, doc.Estimator = runsOf(m, v)
+	doc.Runs = max(doc.Runs, 1)
 	if w := m.GoWarning(); w != "" {
 		doc.Warnings = append(doc.Warnings, jsonWarning{Code: "go-toolchains", Text: w, Benchmarks: []jsonBench{}})
 	}
@@ -64,15 +69,20 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	if v.MinCount > 0 {
 		doc.MinCount = &v.MinCount
 	}
-	for _, k := range []gate.Kind{gate.Time, gate.Allocs, gate.Bytes, gate.Other} {
+	for _, k := range []gate.Kind{gate.Time, gate.Allocs, gate.Bytes, gate.Instructions, gate.Other} {
 		if v.Policy.FailOn[k] {
 			doc.Policy.FailOn = append(doc.Policy.FailOn, string(k))
 		}
 	}
 	for _, r := range v.Results {
-		doc.Benchmarks = append(doc.Benchmarks, jsonBenchmarkOf(r))
+		b := jsonBenchmarkOf(r)
+		b.Explain = m.explanation(r)
+		doc.Benchmarks = append(doc.Benchmarks, b)
 	}
 	for _, f := range v.Failures {
+		if f.Unit != "" {
+			continue // the instruction lane's: unavailable rows
+		}
 		doc.Failures = append(doc.Failures, jsonFailure{Package: f.Package, Name: f.Name, Side: f.Side, Message: f.Message})
 	}
 	for _, s := range v.Scaling {
@@ -93,6 +103,8 @@ type jsonDoc struct {
 	Go           jsonGo          `json:"go"`
 	Count        int             `json:"count"`
 	Benchtime    string          `json:"benchtime"`
+	Runs         int             `json:"runs"`
+	Estimator    string          `json:"estimator"`
 	Seed         int64           `json:"seed"`
 	Partial      bool            `json:"partial"`
 	Policy       jsonPolicy      `json:"policy"`
@@ -129,7 +141,7 @@ func jsonBenchmarkOf(r gate.Result) jsonBenchmark {
 	if r.Delta != nil {
 		b.Delta = finite(*r.Delta)
 	}
-	if !exactKind(r.Kind) {
+	if !exactKind(r.Kind) && r.Kind != gate.Instructions {
 		b.P = numPtr(r.P)
 		b.PAdjusted = numPtr(r.PAdjusted)
 		if r.Base != nil && r.Head != nil {
@@ -147,6 +159,7 @@ func jsonBenchmarkOf(r gate.Result) jsonBenchmark {
 		b.Paired = &jsonPaired{
 			N: pr.N, Ratio: finite(pr.Ratio), Low: finite(pr.Low), High: finite(pr.High), Confidence: finite(pr.Confidence),
 			P: finite(pr.P), Exact: pr.Exact, Noise: finite(pr.Noise),
+			Runs: max(pr.Runs, 1), Estimator: pr.Estimator.String(), MedianRatio: finiteOmit(pr.MedianRatio), MinRatio: finiteOmit(pr.MinRatio),
 		}
 		if math.IsInf(pr.High, 1) {
 			b.Paired.Low, b.Paired.Confidence = nil, nil
@@ -154,6 +167,7 @@ func jsonBenchmarkOf(r gate.Result) jsonBenchmark {
 	}
 	b.Noise = numPtr(r.Noise)
 	b.MDE = numPtr(r.MDE)
+	b.Interval = jsonIntervalOf(r.Interval)
 	b.Confirmed = r.Confirmed
 	if c := r.Confirmation; c != nil {
 		b.Confirmation = &jsonConfirmation{Status: string(c.Status), Delta: numPtr(c.Delta), P: numPtr(c.P), PAdjusted: numPtr(c.PAdjusted), Reason: jsonReasonOf(c.Reason, Plain(reasonSpans(*c)))}
@@ -192,6 +206,7 @@ type jsonGo struct {
 
 type jsonPolicy struct {
 	Threshold          *float64 `json:"threshold"`
+	InstrThreshold     *float64 `json:"instructions_threshold"`
 	Alpha              *float64 `json:"alpha"`
 	FailOn             []string `json:"fail_on"`
 	FailOnFailure      bool     `json:"fail_on_failure"`
@@ -216,6 +231,7 @@ type jsonBenchmark struct {
 	Paired       *jsonPaired       `json:"paired"`
 	Noise        *float64          `json:"noise"`
 	MDE          *float64          `json:"mde"`
+	Interval     *jsonInterval     `json:"interval"`
 	TooNoisy     bool              `json:"too_noisy"`
 	Status       string            `json:"status"`
 	Gated        bool              `json:"gated"`
@@ -224,6 +240,8 @@ type jsonBenchmark struct {
 	Confirmation *jsonConfirmation `json:"confirmation"`
 	Suspect      []jsonSuspicion   `json:"suspect"`
 	Warnings     []string          `json:"warnings"`
+	// Explain is where the change comes from (Meta.Explain).
+	Explain *explain.Explanation `json:"explain"`
 }
 
 type jsonBenchstat struct {
@@ -232,14 +250,18 @@ type jsonBenchstat struct {
 }
 
 type jsonPaired struct {
-	N          int      `json:"n"`
-	Ratio      *float64 `json:"ratio"`
-	Low        *float64 `json:"low"`
-	High       *float64 `json:"high"`
-	Confidence *float64 `json:"confidence"`
-	P          *float64 `json:"p"`
-	Exact      bool     `json:"exact"`
-	Noise      *float64 `json:"noise"`
+	N           int      `json:"n"`
+	Ratio       *float64 `json:"ratio"`
+	Low         *float64 `json:"low"`
+	High        *float64 `json:"high"`
+	Confidence  *float64 `json:"confidence"`
+	P           *float64 `json:"p"`
+	Exact       bool     `json:"exact"`
+	Noise       *float64 `json:"noise"`
+	Runs        int      `json:"runs"`
+	Estimator   string   `json:"estimator"`
+	MedianRatio *float64 `json:"median_ratio"`
+	MinRatio    *float64 `json:"min_ratio"`
 }
 
 type jsonConfirmation struct {
@@ -337,6 +359,8 @@ type jsonReason struct {
 	Base       *jsonRange    `json:"base,omitempty"`
 	Head       *jsonRange    `json:"head,omitempty"`
 	Interval   *jsonInterval `json:"interval,omitempty"`
+	Side       string        `json:"side,omitempty"`
+	Detail     string        `json:"detail,omitempty"`
 }
 
 type jsonRange struct {
@@ -379,9 +403,11 @@ func jsonReasonOf(rs gate.Reason, text string) jsonReason {
 		Looks: rs.Looks, Correction: rs.Correction, Alpha: finiteOmit(rs.Alpha), Threshold: nil,
 		Rounds: rs.Rounds, BaseN: rs.BaseN, HeadN: rs.HeadN, Family: rs.Family, MinP: finiteOmit(rs.MinP), Adjusted: rs.Adjusted,
 		Base: jsonRangeOf(rs.Base), Head: jsonRangeOf(rs.Head), Interval: jsonIntervalOf(rs.Interval),
+		Side: rs.Side, Detail: rs.Detail,
 	}
 	switch rs.Code {
-	case gate.ReasonSignificant, gate.ReasonNotSignificant, gate.ReasonWithinThreshold, gate.ReasonNoChange, gate.ReasonEquivalent, gate.ReasonVanished:
+	case gate.ReasonSignificant, gate.ReasonNotSignificant, gate.ReasonWithinThreshold, gate.ReasonNoChange, gate.ReasonEquivalent, gate.ReasonVanished,
+		gate.ReasonRangesSeparated, gate.ReasonRangesOverlap, gate.ReasonBelowThreshold:
 		j.Threshold = finite(rs.Threshold)
 	}
 	if rs.Better >= 0 && rs.P != nil {

@@ -240,6 +240,11 @@ func mdBlock(bl Block) string {
 				}
 				b.WriteString("\n")
 			}
+			for _, r := range g.Rows {
+				if r.Detail != nil {
+					b.WriteString(mdDetail(r.Detail))
+				}
+			}
 		}
 	case *Outputs:
 		for i, o := range bl.Items {

@@ -78,9 +78,11 @@ type Group struct {
 	Rows  []Row
 }
 
-// A Row has one cell per column; a cell is a list of spans.
+// A Row has one cell per column; a cell is a list of spans. Detail, when
+// set, is shown under it (see [Detail]).
 type Row struct {
-	Cells [][]Span
+	Cells  [][]Span
+	Detail *Detail
 }
 
 // A List is a bulleted list.

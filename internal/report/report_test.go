@@ -525,14 +525,29 @@ func TestTimeCells(t *testing.T) {
 	// interval, noise and MDE, and benchstat's in their own column.
 	pd, pp, adj, noise, mde := 0.052, 0.0005, 0.004, 0.012, 0.071
 	c.Paired = &stats.Paired{N: 12, Ratio: 1.052, Low: 1.041, High: 1.063, P: pp}
-	r := gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestPaired, Delta: &pd, P: &pp, PAdjusted: &adj, Noise: &noise, MDE: &mde, TooNoisy: true}
+	r := gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestPaired, Delta: &pd, P: &pp, PAdjusted: &adj, Noise: &noise, MDE: &mde, TooNoisy: true,
+		Interval: &gate.Interval{Confidence: 0.999, Estimate: 0.052, Low: 0.041, High: 0.063}}
 	want = [7]string{"1.234µ ± 0%", "1.300µ ± 2%", "+5.20% [+4.1%, +6.3%]", "<0.001 (0.004)", "⚠ 1.2% / 7.1%", "+5.35% p=0.002", "12"}
 	if got := plainCells(r); got != want {
 		t.Errorf("paired cells = %q, want %q", got, want)
 	}
-	// An unbounded interval is not shown.
-	c.Paired.Low, c.Paired.High = 0, math.Inf(1)
+	// Short runs: the median's and the minimum's estimates beside the
+	// gated one (the estimator's own is not repeated).
+	c.Paired.Runs, c.Paired.Estimator, c.Paired.MedianRatio, c.Paired.MinRatio = 5, stats.Median, 1.052, 1.031
 	r.Comparison = c
+	if got := plainCells(r)[2]; got != "+5.20% [+4.1%, +6.3%] (min +3.10%)" {
+		t.Errorf("short runs: change %q", got)
+	}
+	c.Paired.Estimator = stats.P25
+	r.Comparison = c
+	if got := plainCells(r)[2]; got != "+5.20% [+4.1%, +6.3%] (median +5.20%, min +3.10%)" {
+		t.Errorf("short runs, p25: change %q", got)
+	}
+	c.Paired.Runs = 1
+	r.Comparison = c
+	// No interval at the family's level (too few rounds): none is shown,
+	// not the 95% one.
+	r.Interval = nil
 	if got := plainCells(r)[2]; got != "+5.20%" {
 		t.Errorf("unbounded interval: change %q", got)
 	}
@@ -813,7 +828,7 @@ func TestJSONPairedFields(t *testing.T) {
 		*enc.Benchstat.Delta != *r.Comparison.Delta || *enc.Benchstat.P != *r.Comparison.P {
 		t.Errorf("Encode: %+v", enc)
 	}
-	if enc.Paired == nil || enc.Paired.N != 12 || !enc.Paired.Exact || *enc.Paired.Ratio != r.Paired.Ratio || enc.Paired.Low == nil || *enc.Noise != r.Paired.Noise || enc.MDE == nil {
+	if enc.Paired == nil || enc.Paired.N != 24 || !enc.Paired.Exact || *enc.Paired.Ratio != r.Paired.Ratio || enc.Paired.Low == nil || *enc.Noise != r.Paired.Noise || enc.MDE == nil {
 		t.Errorf("Encode paired: %+v", enc.Paired)
 	}
 	if enc.Confirmed == nil || !*enc.Confirmed || enc.Confirmation == nil || enc.Confirmation.Status != "regression" || enc.Confirmation.N != 12 {

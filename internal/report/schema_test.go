@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/explain"
 )
 
 // schemaTypes maps the objects of docs/json-schema.md to the types that
@@ -33,6 +35,10 @@ var schemaTypes = map[string]any{
 	"calibration":           jsonCalibration{},
 	"calibration benchmark": jsonCalibrationBench{},
 	"recommendation":        jsonRecommendation{},
+	"explanation":           explain.Explanation{},
+	"site":                  explain.Site{},
+	"frame":                 explain.Frame{},
+	"function":              explain.Func{},
 }
 
 // TestJSONSchemaDocumented keeps docs/json-schema.md and the JSON types in

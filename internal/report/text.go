@@ -267,7 +267,7 @@ func (t *textWriter) table(tb *Table) {
 			t.para(g.Title, "", "")
 		}
 		writeRow(header)
-		for range g.Rows {
+		for _, r := range g.Rows {
 			row := cells[k]
 			if overflow[k] {
 				t.write(row[0])
@@ -282,6 +282,9 @@ func (t *textWriter) table(tb *Table) {
 					t.write(l)
 					t.b.WriteByte('\n')
 				}
+			}
+			if r.Detail != nil {
+				t.detail(r.Detail)
 			}
 		}
 	}

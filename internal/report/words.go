@@ -27,15 +27,22 @@ func reasonSpans(r gate.Result) []Span {
 	if r.TooNoisy && r.Status == gate.Unchanged && r.Reason.Code != gate.ReasonVanished && r.MDE != nil && r.Noise != nil {
 		n := 0
 		if r.Base != nil && r.Head != nil {
-			n = min(r.Base.N, r.Head.N)
-		}
-		if r.Test == gate.TestPaired && r.Paired != nil {
-			n = r.Paired.N
+			n = pooledRounds(r)
 		}
 		l.text("; too noisy to judge: changes under ").num(absPct1(*r.MDE)).text(" cannot be seen at this noise (").
 			num(absPct1(*r.Noise)).text(" per round, ").num(strconv.Itoa(n)).text(" rounds)")
 	}
 	switch {
+	case r.Screen != nil:
+		// Decided on the screen's and the fresh rounds pooled.
+		if r.Reason.Code != gate.ReasonVanished {
+			n := pooledRounds(r)
+			l.text("; decided on ").add(roundsSpans(n, n, n)...).text(" pooled (screen: ").
+				add(stageSpans(r.Screen)...).text("; fresh rounds: ").add(stageSpans(r.Confirmation)...).text(")")
+		}
+		if r.Confirmed != nil && *r.Confirmed {
+			l.text(": confirmed")
+		}
 	case r.Confirmed != nil && *r.Confirmed:
 		l.text("; confirmed (").add(stageSpans(r.Confirmation)...).text(")")
 	case r.Unconfirmed:
@@ -67,6 +74,13 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		l.num(exactRange(rs.Base)).text(" ").add(unitSpan(unit)).text(" on both sides in every round")
 	case gate.ReasonExactChange:
 		l.num(exactRange(rs.Base) + " → " + exactRange(rs.Head)).text(" ").add(unitSpan(unit)).text(" in every round")
+	case gate.ReasonSeparated:
+		dir := "above"
+		if rs.Head != nil && rs.Base != nil && rs.Head.Max < rs.Base.Min {
+			dir = "below"
+		}
+		l.num(exactRange(rs.Base) + " → " + exactRange(rs.Head)).text(" ").add(unitSpan(unit)).
+			text(": varies, but every head round is " + dir + " every base round (" + strconv.Itoa(rs.HeadN) + " and " + strconv.Itoa(rs.BaseN) + " rounds)")
 	case gate.ReasonVaries:
 		first := true
 		for _, s := range []struct {
@@ -93,8 +107,8 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 			l.add(changeSpans(rs, unit)...)
 		} else {
 			l.num(pct1(*rs.Delta))
-			if *rs.Delta <= -rs.Threshold+1e-9 {
-				l.text(" ≤ ").num("-" + fmtNum(100*rs.Threshold) + "%")
+			if *rs.Delta <= gate.ImprovementThreshold(rs.Threshold)+1e-9 {
+				l.text(" ≤ ").num(improvementPct(rs.Threshold))
 			} else {
 				l.text(" ≥ ").num("+" + fmtNum(100*rs.Threshold) + "%")
 			}
@@ -116,7 +130,9 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 			text(" and " + plural(rs.Family, "benchmark", "benchmarks") + " ").add(minPSpans(rs.MinP, rs.Adjusted)...).
 			text(" ≥ α=").num(fmtNum(rs.Alpha))
 	case gate.ReasonVanished:
-		l.text("vanished on confirmation (screen: ").add(reasonStage(rs)...).text("; confirm: ").add(stageSpans(confirmation)...).text(")")
+		l.text("vanished on confirmation (pooled: ").add(reasonStage(rs)...).text("; the fresh rounds alone: ").add(stageSpans(confirmation)...).text(", not half of it)")
+	case gate.ReasonRangesSeparated, gate.ReasonRangesOverlap, gate.ReasonBelowThreshold, gate.ReasonUnavailable:
+		l.add(instructionWhy(rs, unit)...)
 	case gate.ReasonEquivalent:
 		iv := rs.Interval
 		l.text("within ").num("±" + fmtNum(100*rs.Threshold) + "%").text(": the ").num(fmtNum(100*iv.Confidence) + "%").
@@ -126,6 +142,28 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		l.text(string(rs.Code))
 	}
 	return l
+}
+
+// pooledRounds is the number of rounds a pooled row was decided on: its
+// pairs, or the rounds a side.
+func pooledRounds(r gate.Result) int {
+	if r.Test == gate.TestPaired && r.Paired != nil {
+		return r.Paired.N
+	}
+	if len(r.BaseRounds) > 0 && len(r.HeadRounds) > 0 {
+		return min(len(r.BaseRounds), len(r.HeadRounds))
+	}
+	return min(r.Base.N, r.Head.N)
+}
+
+// improvementPct is the improvement threshold of threshold t in words:
+// "-4.76%" at 5 % (1/1.05 − 1), "-5%" at 0.
+func improvementPct(t float64) string {
+	v := math.Round(-100*gate.ImprovementThreshold(t)*100) / 100
+	if v == 0 {
+		return "0%"
+	}
+	return "-" + fmtNum(v) + "%"
 }
 
 // pSpans is the p-value judged: "p=0.007", and when the looks or the
@@ -330,13 +368,15 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 		if w.Correction == gate.NoCorrection {
 			what = "without correction"
 		}
-		then := "nothing can be judged"
+		then := "without them nothing can be judged"
 		if w.UTest {
-			then = "benchstat's unpaired U test will judge time/op instead, less sensitive on a drifting machine"
+			then = "without them (--confirm=false) the U test judges time/op instead, less sensitive on a drifting machine"
 		}
 		l.text("with --count ").num(strconv.Itoa(w.Count)).text(" and " + plural(w.Family, "benchmark", "benchmarks") + " the paired test cannot reach α=").
-			num(fmtNum(w.Alpha)).text(" " + what + " (smallest possible adjusted p ").num(FormatP(w.MinP)).
-			text("); " + then + "; use --count ≥ ").num(strconv.Itoa(w.MinCount))
+			num(fmtNum(w.Alpha)).text(" " + what + " in the first rounds alone (smallest possible adjusted p ").num(FormatP(w.MinP)).
+			text("); a confirmation's fresh rounds (the default) let it decide promising rows on the rounds pooled; " + then + "; use --count ≥ ").num(strconv.Itoa(w.MinCount))
+	case gate.WarnInstructionsVary, gate.WarnUnavailable:
+		l.add(instructionWarning(w)...)
 	case gate.WarnInput:
 		l.add(prose(w.Detail))
 	default:

@@ -38,10 +38,11 @@ type InstructionOptions struct {
 // the writers.
 type InstructionResult struct {
 	// Failures are the benchmarks that have no instruction count, each
-	// with a message starting "unavailable: ". Name is the benchfmt name
-	// at GOMAXPROCS 1 (no suffix: the lane always runs -test.cpu=1). Side
-	// is "base" or "head", or "" when the reason concerns both (valgrind
-	// missing).
+	// with a message starting "unavailable: " and Unit "instructions/op"
+	// (they are also added to the session's Result). Name is the benchfmt
+	// name at GOMAXPROCS 1 (no suffix: the lane always runs -test.cpu=1).
+	// Side is "base" or "head", or "" when the reason concerns both
+	// (valgrind missing).
 	Failures []Failure
 	// Missing is set (an error with callgrind.Reason Missing) when
 	// valgrind was not found: every benchmark then failed with it, and no
@@ -59,7 +60,9 @@ type InstructionResult struct {
 // MeasureInstructions counts the instructions per op of the given units
 // under Valgrind (see package callgrind): each benchmark present on both
 // sides and not failed in the time lane, once whatever its -cpu values, at
-// an N chosen from its calibrated time per op, o.Repeats times per side,
+// an N chosen from its calibrated time per op (raised after the first
+// sample if that loop counted fewer than callgrind.MinLoop instructions,
+// and the sample taken again), o.Repeats times per side,
 // base and head alternating (base first in odd repeats, head first in even
 // ones). Each side's results go to its writer as benchfmt lines in the unit
 // "instructions/op", after a "lane: instructions" configuration line.
@@ -77,6 +80,7 @@ func (s *Session) MeasureInstructions(ctx context.Context, units []Unit, o Instr
 		res.Elapsed = time.Since(start)
 		r.res.ProcessTime += res.ProcessTime
 		r.res.Processes += res.Processes
+		r.res.Failures = append(r.res.Failures, res.Failures...)
 	}()
 	if o.Repeats <= 0 {
 		o.Repeats = 3
@@ -97,7 +101,7 @@ func (s *Session) MeasureInstructions(ctx context.Context, units []Unit, o Instr
 	if err := callgrind.Available(co); err != nil {
 		res.Missing = err
 		for _, u := range todo {
-			res.Failures = append(res.Failures, Failure{Package: u.Package, Name: strings.TrimPrefix(u.Name, "Benchmark"), Message: "unavailable: " + err.Error()})
+			res.Failures = append(res.Failures, Failure{Package: u.Package, Name: strings.TrimPrefix(u.Name, "Benchmark"), Message: "unavailable: " + err.Error(), Unit: callgrind.Unit})
 		}
 		return res, nil
 	}
@@ -118,14 +122,15 @@ func (s *Session) MeasureInstructions(ctx context.Context, units []Unit, o Instr
 	for k, u := range todo {
 		n := callgrind.ChooseN(perOp(u), o.Target)
 		r.progress("instructions %d/%d: %s.%s (N=%d)", k+1, len(todo), u.Package, strings.TrimPrefix(u.Name, "Benchmark"), n)
-		measured := true
+		measured, rescaled := true, false
 	repeats:
 		for rep := range o.Repeats {
 			sides := [2]int{0, 1}
 			if rep%2 == 1 {
 				sides = [2]int{1, 0}
 			}
-			for _, i := range sides {
+			for j := 0; j < len(sides); j++ {
+				i := sides[j]
 				pk := r.pkgs[u.Package][i]
 				t := time.Now()
 				sample, err := callgrind.Measure(ctx, co, callgrind.Bench{Binary: pk.Binary, Dir: pk.Dir, Name: u.Name}, n)
@@ -148,9 +153,20 @@ func (s *Session) MeasureInstructions(ctx context.Context, units []Unit, o Instr
 						Name:    strings.TrimPrefix(u.Name, "Benchmark"),
 						Side:    sideNames[i],
 						Message: "unavailable: " + err.Error(),
+						Unit:    callgrind.Unit,
 					})
 					measured = false
 					break repeats
+				}
+				if m, ok := callgrind.Rescale(n, sample.Loop); ok && !rescaled && rep == 0 && j == 0 {
+					// The first sample decides N for every run of both
+					// sides: too few instructions (N came from a time per
+					// op measured on a loaded machine), so it is measured
+					// again at the larger N.
+					r.progress("instructions %d/%d: %s.%s: %d instructions at N=%d; N=%d", k+1, len(todo), u.Package, strings.TrimPrefix(u.Name, "Benchmark"), sample.Loop, n, m)
+					n, rescaled = m, true
+					j--
+					continue
 				}
 				b := sample.BenchfmtResult()
 				b.SetConfig(LaneKey, LaneInstructions)

@@ -66,6 +66,12 @@ func TestMeasureInstructions(t *testing.T) {
 	if f.Side != "head" || f.Name != "Flaky" || f.Package != "example.com/mod" || !strings.HasPrefix(f.Message, "unavailable: benchmark failed under valgrind") || !strings.Contains(f.Message, "flaky benchmark exploded") {
 		t.Errorf("failure: %+v", f)
 	}
+	if f.Unit != callgrind.Unit {
+		t.Errorf("failure's unit %q, want %q", f.Unit, callgrind.Unit)
+	}
+	if all := s.Result().Failures; len(all) == 0 || all[len(all)-1] != f {
+		t.Errorf("the session's failures %+v lack the lane's", all)
+	}
 
 	values := func(name string, out []byte) map[string][]float64 {
 		got := map[string][]float64{}

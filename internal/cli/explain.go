@@ -1,0 +1,480 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/explain"
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/github"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
+	"github.com/google/pprof/profile"
+	"golang.org/x/perf/benchunit"
+)
+
+// The limits of the explanation pass.
+const (
+	// maxExplained is how many benchmarks one pass profiles, those
+	// failing the gate first.
+	maxExplained = 10
+	// cpuRuns is how many CPU profiling runs each side gets, and
+	// cpuTarget the work of each (by the pilot's time per op): at 100
+	// samples a second, 3 × 1 s give about 300 samples per side.
+	cpuRuns   = 3
+	cpuTarget = time.Second
+)
+
+// explainUnit is one benchmark to profile and the rows it explains.
+type explainUnit struct {
+	u      runner.Unit
+	allocs []gate.Result // its allocs/op and B/op rows that changed
+	time   *gate.Result  // its time regression
+	fails  bool          // one of them fails the gate
+}
+
+// explainPass says where the changes come from, in a profiling pass after
+// the verdict (and its confirmation), never while timing: every allocs/op
+// or B/op row that changed gets the allocation sites whose allocations per
+// op changed (exact: explain.AllocDelta at -test.memprofilerate=1), every
+// time regression that held the functions whose time per op changed most
+// (CPU profiles of both sides, alternating). dirs are the two sides'
+// module directories (runner.Side.Dir). The profiles go under
+// out/explain/<benchmark>/, with both test binaries when kept (the user's
+// --out): the report then prints the go tool pprof command that
+// reproduces the figures. A benchmark that cannot be profiled gets a
+// reason instead; nothing here changes the verdict.
+func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verdict, dirs [2]string, out string, kept bool, meta *report.Meta) {
+	todo, skipped := explainUnits(sess.Units(), v)
+	if len(todo) == 0 {
+		return
+	}
+	start := time.Now()
+	var nAllocs, nCPU int
+	for _, e := range todo {
+		if len(e.allocs) > 0 {
+			nAllocs++
+		}
+		if e.time != nil {
+			nCPU++
+		}
+	}
+	if !a.cfg.Quiet {
+		fmt.Fprintf(a.env.Stderr, "benchgate: explaining %s: allocation profiles of %d, CPU profiles of %d\n",
+			plural(len(todo), "changed benchmark", "changed benchmarks"), nAllocs, nCPU)
+	}
+	var roots [2]string
+	for i, d := range dirs {
+		r, err := explain.ModuleRoot(d)
+		if err != nil {
+			meta.Notes = append(meta.Notes, "explain: "+oneLine(err))
+			return
+		}
+		roots[i] = r
+	}
+	base := filepath.Join(out, "explain")
+	used := map[string]bool{}
+	var allocsTime, cpuTime time.Duration
+	for _, e := range todo {
+		if ctx.Err() != nil {
+			meta.Notes = append(meta.Notes, "explain: cancelled; the benchmarks not yet profiled are not explained")
+			break
+		}
+		dir := filepath.Join(base, explainDirName(e.u, used))
+		ex := explainer{sess: sess, u: e.u, roots: roots, dir: dir, kept: kept}
+		if kept {
+			if _, err := sess.KeepBinaries(e.u, dir); err != nil {
+				ex.kept = false
+				meta.Notes = append(meta.Notes, fmt.Sprintf("explain: keeping the test binaries of %s: %v", e.u.ID(), oneLine(err)))
+			}
+		}
+		if len(e.allocs) > 0 {
+			t := time.Now()
+			meta.Explain = append(meta.Explain, ex.allocs(ctx, v, e.allocs)...)
+			allocsTime += time.Since(t)
+		}
+		if e.time != nil {
+			t := time.Now()
+			meta.Explain = append(meta.Explain, ex.cpu(ctx, *e.time))
+			cpuTime += time.Since(t)
+		}
+	}
+	round := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+	note := fmt.Sprintf("explain: profiled %s after the verdict in %s (allocations of %d in %s, CPU of %d in %s)",
+		plural(len(todo), "changed benchmark", "changed benchmarks"), round(time.Since(start)), nAllocs, round(allocsTime), nCPU, round(cpuTime))
+	if kept {
+		note += "; profiles and test binaries kept in " + base
+	} else {
+		note += "; the profiles were not kept (--out DIR keeps them, with the test binaries, for go tool pprof)"
+	}
+	meta.Notes = append(meta.Notes, note)
+	if skipped > 0 {
+		meta.Notes = append(meta.Notes, fmt.Sprintf("explain: %s not profiled (at most %d per run)", plural(skipped, "more changed benchmark", "more changed benchmarks"), maxExplained))
+	}
+}
+
+// explainUnits picks the benchmarks to profile: those with an allocs/op or
+// B/op row that regressed or improved, or a time row that regressed (and
+// did not vanish on confirmation), on both sides; those failing the gate
+// first, at most maxExplained. skipped counts the others.
+func explainUnits(units []runner.Unit, v gate.Verdict) (todo []explainUnit, skipped int) {
+	byID := map[string]runner.Unit{}
+	for _, u := range units {
+		if u.Sides[0] && u.Sides[1] {
+			byID[u.ID()] = u
+		}
+	}
+	idx := map[string]int{}
+	for _, r := range v.Results {
+		alloc := (r.Kind == gate.Allocs || r.Kind == gate.Bytes) && (r.Status == gate.Regression || r.Status == gate.Improvement)
+		slower := r.Kind == gate.Time && r.Status == gate.Regression && (r.Confirmed == nil || *r.Confirmed)
+		if !alloc && !slower || r.Base == nil || r.Head == nil {
+			continue
+		}
+		id := r.Package + "." + r.Name
+		u, ok := byID[id]
+		if !ok {
+			continue
+		}
+		i, ok := idx[id]
+		if !ok {
+			i = len(todo)
+			idx[id] = i
+			todo = append(todo, explainUnit{u: u})
+		}
+		if alloc {
+			todo[i].allocs = append(todo[i].allocs, r)
+		} else {
+			todo[i].time = &r
+		}
+		todo[i].fails = todo[i].fails || r.Fails()
+	}
+	slices.SortStableFunc(todo, func(x, y explainUnit) int { return boolRank(y.fails) - boolRank(x.fails) })
+	if len(todo) > maxExplained {
+		return todo[:maxExplained], len(todo) - maxExplained
+	}
+	return todo, 0
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// explainer profiles one benchmark into dir.
+type explainer struct {
+	sess  *runner.Session
+	u     runner.Unit
+	roots [2]string // the sides' module roots
+	dir   string
+	kept  bool
+}
+
+// allocs explains the allocation rows of a benchmark with one allocation
+// pass: both sides at n and 2n ops, their difference diffed by site.
+func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Result) []report.Why {
+	fail := func(err error) []report.Why {
+		var out []report.Why
+		for _, r := range rows {
+			out = append(out, report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Err: oneLine(err)})
+		}
+		return out
+	}
+	// testing's own figures, as the rows have them: the medians.
+	allocsRow, haveAllocs := rowCenters(v, rows[0], explain.UnitAllocs)
+	bytesRow, haveBytes := rowCenters(v, rows[0], explain.UnitBytes)
+	n := runner.AllocProfileN(ex.u, max(allocsRow[0], allocsRow[1]))
+	dir := filepath.Join(ex.dir, "allocs")
+	set, err := ex.sess.ProfileAllocs(ctx, ex.u, n, dir)
+	if err != nil {
+		return fail(err)
+	}
+	var in [2]explain.Input
+	for i := range 2 {
+		if len(set.Runs[i]) != 2 {
+			return fail(fmt.Errorf("%d allocation profiles of %s, want 2", len(set.Runs[i]), sideName(i)))
+		}
+		lo, hi := set.Runs[i][0], set.Runs[i][1]
+		var ps [2]*profile.Profile
+		for k, run := range []runner.ProfileRun{lo, hi} {
+			if ps[k], err = explain.ReadProfile(run.Path); err != nil {
+				return fail(err)
+			}
+		}
+		d, ops, err := explain.AllocDelta(ps[0], lo.N, ps[1], hi.N)
+		if err != nil {
+			return fail(err)
+		}
+		in[i] = explain.Input{Profile: d, Ops: ops, Root: ex.roots[i]}
+		if hi.Result != nil {
+			if !haveAllocs {
+				allocsRow[i], _ = hi.Result.Value(explain.UnitAllocs)
+			}
+			if !haveBytes {
+				bytesRow[i], _ = hi.Result.Value(explain.UnitBytes)
+			}
+		}
+	}
+	diff, err := explain.DiffAllocs(in[0], in[1])
+	if err != nil {
+		return fail(err)
+	}
+	notes := diff.Check(allocsRow, bytesRow)
+	files, kept := ex.write(dir, in)
+	var out []report.Why
+	for _, r := range rows {
+		// The sites that moved the row's way first: for a regression,
+		// the largest increase (a line that stopped allocating while a
+		// new one started is a change too, but not the news).
+		changed := diff.Sites(r.Unit, 0)
+		sign := 1.0
+		if r.Status == gate.Improvement {
+			sign = -1
+		}
+		slices.SortStableFunc(changed, func(x, y explain.Site) int {
+			return cmp.Compare(sign*(y.Head-y.Base), sign*(x.Head-x.Base))
+		})
+		w := report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Changed: len(changed), Ops: diff.Ops, Notes: notes}
+		w.Explain.Sites = changed[:min(len(changed), 5)]
+		index := "-sample_index=alloc_objects"
+		w.Base, w.Head = diff.Objects[0], diff.Objects[1]
+		if r.Unit == explain.UnitBytes {
+			index = "-sample_index=alloc_space -unit=B"
+			w.Base, w.Head = diff.Bytes[0], diff.Bytes[1]
+		}
+		if kept {
+			w.Command = ex.command("-top -lines -nodefraction=0 "+index, files)
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// cpu explains a time regression with cpuRuns CPU profiles per side,
+// alternating, each side's merged.
+func (ex explainer) cpu(ctx context.Context, r gate.Result) report.Why {
+	w := report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
+	n := runner.CPUProfileN(ex.u, cpuTarget)
+	dir := filepath.Join(ex.dir, "cpu")
+	set, err := ex.sess.ProfileCPU(ctx, ex.u, n, cpuRuns, dir)
+	if err != nil {
+		w.Err = oneLine(err)
+		return w
+	}
+	var in [2]explain.Input
+	for i := range 2 {
+		var ps []*profile.Profile
+		for _, run := range set.Runs[i] {
+			p, err := explain.ReadProfile(run.Path)
+			if err != nil {
+				w.Err = oneLine(err)
+				return w
+			}
+			ps = append(ps, p)
+		}
+		m, err := explain.Merge(ps...)
+		if err != nil {
+			w.Err = oneLine(err)
+			return w
+		}
+		in[i] = explain.Input{Profile: m, Ops: int64(len(ps) * n), Root: ex.roots[i]}
+	}
+	f, err := explain.DiffCPU(in[0], in[1])
+	if err != nil {
+		w.Err = oneLine(err)
+		return w
+	}
+	top := f.Top(0, false)
+	w.Changed = len(top)
+	w.Explain.Functions = top[:min(len(top), 5)]
+	w.Base, w.Head = f.Total[0], f.Total[1]
+	w.Ops, w.Runs = f.Ops, cpuRuns
+	if files, kept := ex.write(dir, in); kept {
+		w.Command = ex.command("-top -nodefraction=0 -hide="+shellQuote(explain.CPUHide), files)
+	}
+	return w
+}
+
+// write keeps each side's profile (file names relative to its module
+// root, so that the two match) as dir/base.pprof and dir/head.pprof, when
+// the files are kept.
+func (ex explainer) write(dir string, in [2]explain.Input) ([2]string, bool) {
+	var files [2]string
+	if !ex.kept {
+		return files, false
+	}
+	for i := range 2 {
+		explain.Relativize(in[i].Profile, ex.roots[i])
+		files[i] = filepath.Join(dir, sideName(i)+".pprof")
+		if err := explain.WriteProfile(files[i], in[i].Profile); err != nil {
+			return files, false
+		}
+	}
+	return files, true
+}
+
+// command is the go tool pprof command that shows the difference of the
+// kept profiles, head's with its binary (which pprof takes before the
+// profile): every node, also those under pprof's default cut.
+func (ex explainer) command(flags string, files [2]string) string {
+	return "go tool pprof " + flags + " -diff_base " + shellQuote(files[0]) + " " + shellQuote(filepath.Join(ex.dir, "head.test")) + " " + shellQuote(files[1])
+}
+
+// rowCenters returns the medians of base and head of the row of unit for
+// r's benchmark.
+func rowCenters(v gate.Verdict, r gate.Result, unit string) ([2]float64, bool) {
+	for _, o := range v.Results {
+		if o.Package == r.Package && o.Name == r.Name && o.Unit == unit && o.Base != nil && o.Head != nil {
+			return [2]float64{o.Base.Center, o.Head.Center}, true
+		}
+	}
+	return [2]float64{}, false
+}
+
+// explainDirName is the directory of a benchmark's profiles: its package's
+// last element and its name, with anything but letters, digits and ._=-
+// replaced (the name comes from the code measured), unique among used.
+func explainDirName(u runner.Unit, used map[string]bool) string {
+	name := path.Base(u.Package) + "." + strings.TrimPrefix(u.ID(), u.Package+".")
+	name = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._=-", r) {
+			return r
+		}
+		return '_'
+	}, name)
+	if len(name) > 100 {
+		name = name[:100]
+	}
+	if strings.HasPrefix(name, ".") || name == "" {
+		name = "_" + name
+	}
+	unique := name
+	for k := 2; used[unique]; k++ {
+		unique = fmt.Sprintf("%s-%d", name, k)
+	}
+	used[unique] = true
+	return unique
+}
+
+func sideName(i int) string {
+	if i == 0 {
+		return "base"
+	}
+	return "head"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=+-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// whyAnnotations point at the line each explained regression comes from:
+// its top allocation site (or, for a site outside the module, the line of
+// the module's code that called it) or its top function, in the module
+// directory moduleDir of the workspace ws. They are notices: the
+// regression's own annotation is an error at the benchmark.
+func whyAnnotations(ws, moduleDir string, v gate.Verdict, m report.Meta) []github.Annotation {
+	if ws == "" || moduleDir == "" {
+		return nil
+	}
+	var anns []github.Annotation
+	for _, r := range v.Regressions() {
+		w := whyOf(m, r)
+		if w == nil || w.Err != "" {
+			continue
+		}
+		var file, title, msg string
+		var line int64
+		switch {
+		case len(w.Explain.Sites) > 0:
+			s := w.Explain.Sites[0]
+			file, line = s.File, s.Line
+			where := ""
+			if s.Caller != nil {
+				file, line = s.Caller.File, s.Caller.Line
+				where = fmt.Sprintf(" in %s (%s:%d), called here by %s", s.Function, s.File, s.Line, s.Caller.Function)
+			} else {
+				where = " in " + s.Function
+			}
+			title = fmt.Sprintf("benchgate: %s %s %s here", report.Visible(r.Name), signedNum(s.Head-s.Base), r.Unit)
+			msg = fmt.Sprintf("%s: %s → %s %s%s; the regression of %s.%s %s", position(file, line), num(s.Base), num(s.Head), r.Unit, where, r.Package, r.Name, r.Unit)
+		case len(w.Explain.Functions) > 0:
+			f := w.Explain.Functions[0]
+			file, line = f.File, f.Line
+			title = fmt.Sprintf("benchgate: %s sec/op: %s got slower", report.Visible(r.Name), report.Visible(f.Function))
+			msg = fmt.Sprintf("%s: %s → %s sec/op of its own time (%.0f%% → %.0f%% of the profile), the largest change in the CPU profiles; the regression of %s.%s %s",
+				f.Function, secs(f.Base), secs(f.Head), 100*f.ShareBase, 100*f.ShareHead, r.Package, r.Name, r.Unit)
+		default:
+			continue
+		}
+		if !filepath.IsLocal(filepath.FromSlash(file)) || line <= 0 {
+			continue
+		}
+		rel, err := filepath.Rel(ws, filepath.Join(moduleDir, filepath.FromSlash(file)))
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		sev := 1.0
+		if r.Delta != nil && !math.IsInf(*r.Delta, 0) {
+			sev = math.Abs(*r.Delta)
+		}
+		anns = append(anns, github.Annotation{Level: github.Notice, File: filepath.ToSlash(rel), Line: int(line), Severity: sev, Title: title, Message: msg})
+	}
+	return anns
+}
+
+// whyOf finds r's explanation in m.
+func whyOf(m report.Meta, r gate.Result) *report.Why {
+	for i := range m.Explain {
+		w := &m.Explain[i]
+		if w.Package == r.Package && w.Name == r.Name && w.Unit == r.Unit {
+			return w
+		}
+	}
+	return nil
+}
+
+// secs formats seconds as the report does: "6.070n".
+func secs(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	return benchunit.Scale(v, benchunit.ClassOf("sec/op"))
+}
+
+func position(file string, line int64) string { return fmt.Sprintf("%s:%d", file, line) }
+
+// num formats a per-op figure: whole numbers as such, others with up to
+// three decimals.
+func num(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
+
+func signedNum(v float64) string {
+	if v > 0 {
+		return "+" + num(v)
+	}
+	return num(v)
+}

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/explain"
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/github"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
+	"github.com/benchgate/benchgate/internal/stats"
+	"github.com/google/go-cmp/cmp"
+)
+
+func row(name, unit string, kind gate.Kind, status gate.Status, fails bool) gate.Result {
+	r := gate.Result{Kind: kind, Status: status, Gated: fails}
+	r.Package, r.Name, r.Unit = "example.com/m", name, unit
+	r.Base, r.Head = &stats.Summary{Center: 1}, &stats.Summary{Center: 2}
+	return r
+}
+
+// explainUnits profiles the benchmarks whose allocation rows changed
+// (either way) and whose time regressions held, those failing the gate
+// first; not vanished regressions, improvements of time, unchanged rows
+// or a benchmark missing on a side.
+func TestExplainUnits(t *testing.T) {
+	no, yes := false, true
+	vanished := row("Vanished", "sec/op", gate.Time, gate.Unchanged, false)
+	vanished.Confirmed = &no
+	held := row("Slow", "sec/op", gate.Time, gate.Regression, true)
+	held.Confirmed = &yes
+	v := gate.Verdict{Results: []gate.Result{
+		row("Fewer", "allocs/op", gate.Allocs, gate.Improvement, false),
+		row("Fast", "sec/op", gate.Time, gate.Improvement, false),
+		vanished,
+		held,
+		row("Slow", "B/op", gate.Bytes, gate.Regression, true),
+		row("Same", "allocs/op", gate.Allocs, gate.Unchanged, false),
+		row("New", "allocs/op", gate.Allocs, gate.Regression, true),
+	}}
+	var units []runner.Unit
+	for _, n := range []string{"Fewer", "Fast", "Vanished", "Slow", "Same", "New"} {
+		units = append(units, runner.Unit{Package: "example.com/m", Name: "Benchmark" + n, CPU: 1, Sides: [2]bool{true, n != "New"}})
+	}
+	todo, skipped := explainUnits(units, v)
+	var got []string
+	for _, e := range todo {
+		s := e.u.Name + ":"
+		for _, r := range e.allocs {
+			s += " " + r.Unit
+		}
+		if e.time != nil {
+			s += " " + e.time.Unit
+		}
+		got = append(got, s)
+	}
+	want := []string{"BenchmarkSlow: B/op sec/op", "BenchmarkFewer: allocs/op"}
+	if diff := cmp.Diff(want, got); diff != "" || skipped != 0 {
+		t.Errorf("explainUnits (-want +got), skipped %d:\n%s", skipped, diff)
+	}
+}
+
+// The directory of a benchmark's profiles is one safe path element,
+// whatever the name.
+func TestExplainDirName(t *testing.T) {
+	used := map[string]bool{}
+	for _, c := range []struct {
+		u    runner.Unit
+		want string
+	}{
+		{runner.Unit{Package: "example.com/m/codec", Name: "BenchmarkEncode/size=64", CPU: 4}, "codec.Encode_size=64-4"},
+		{runner.Unit{Package: "example.com/m/codec", Name: "BenchmarkEncode/size?64", CPU: 4}, "codec.Encode_size_64-4"},
+		{runner.Unit{Package: "example.com/m/codec", Name: "BenchmarkEncode/size_64", CPU: 4}, "codec.Encode_size_64-4-2"},
+		{runner.Unit{Package: "..", Name: "Benchmark/../../x", CPU: 1}, "_..._.._.._x"},
+	} {
+		got := explainDirName(c.u, used)
+		if got != c.want || filepath.Base(got) != got || !filepath.IsLocal(got) {
+			t.Errorf("explainDirName(%s) = %q, want %q", c.u.ID(), got, c.want)
+		}
+	}
+}
+
+// The annotations point at the top site in the workspace (for a site
+// outside the module, the module's line that called it) or the top
+// function; never outside the workspace.
+func TestWhyAnnotations(t *testing.T) {
+	ws := t.TempDir()
+	mod := filepath.Join(ws, "sub")
+	if err := os.MkdirAll(mod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	delta := 1.0
+	reg := func(name, unit string, kind gate.Kind) gate.Result {
+		r := row(name, unit, kind, gate.Regression, true)
+		r.Delta = &delta
+		return r
+	}
+	v := gate.Verdict{Results: []gate.Result{
+		reg("Join", "allocs/op", gate.Allocs), reg("Mix", "sec/op", gate.Time), reg("Evil", "allocs/op", gate.Allocs), reg("Lost", "B/op", gate.Bytes),
+	}}
+	m := report.Meta{Explain: []report.Why{
+		{Package: "example.com/m", Name: "Join", Unit: "allocs/op", Explain: explain.Explanation{Sites: []explain.Site{{
+			Function: "strings.Clone", File: "/usr/local/go/src/strings/clone.go", Line: 27, Base: 0, Head: 1,
+			Caller: &explain.Frame{Function: "example.com/m.Join", File: "mix.go", Line: 22}}}}},
+		{Package: "example.com/m", Name: "Mix", Unit: "sec/op", Explain: explain.Explanation{Functions: []explain.Func{{
+			Function: "example.com/m.Mix", File: "mix.go", Line: 12, Base: 1e-7, Head: 4e-7}}}},
+		{Package: "example.com/m", Name: "Evil", Unit: "allocs/op", Explain: explain.Explanation{Sites: []explain.Site{{
+			Function: "example.com/m.Evil", File: "../../etc/passwd", Line: 1, Head: 1}}}},
+		{Package: "example.com/m", Name: "Lost", Unit: "B/op", Err: "profiling failed"},
+	}}
+	got := whyAnnotations(ws, mod, v, m)
+	if len(got) != 2 {
+		t.Fatalf("%d annotations, want 2: %+v", len(got), got)
+	}
+	want := []struct {
+		file  string
+		line  int
+		title string
+	}{
+		{"sub/mix.go", 22, "benchgate: Join +1 allocs/op here"},
+		{"sub/mix.go", 12, "benchgate: Mix sec/op: example.com/m.Mix got slower"},
+	}
+	for i, w := range want {
+		a := got[i]
+		if a.Level != github.Notice || a.File != w.file || a.Line != w.line || a.Title != w.title {
+			t.Errorf("annotation %d: %+v, want %s:%d %q", i, a, w.file, w.line, w.title)
+		}
+	}
+	if msg := got[0].Message; msg != "mix.go:22: 0 → 1 allocs/op in strings.Clone (/usr/local/go/src/strings/clone.go:27), called here by example.com/m.Join; the regression of example.com/m.Join allocs/op" {
+		t.Errorf("message: %q", msg)
+	}
+}

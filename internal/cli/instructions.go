@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/callgrind"
+	"github.com/benchgate/benchgate/internal/config"
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// The instruction lane (--measure instructions): after the time lane's
+// rounds, or instead of them, every benchmark runs under Valgrind's
+// callgrind (runner.MeasureInstructions), as the sandbox's user like every
+// other benchmark process, and its instructions/op rows go to the same raw
+// files after a "lane: instructions" line.
+
+// laneRepeats is the number of instruction counts per side and benchmark.
+const laneRepeats = 3
+
+// instructionsLane reports whether measuring job j runs the instruction
+// lane (a calibration measures the time lane only).
+func (a *app) instructionsLane(j job) bool {
+	return a.cfg.Measures(config.LaneInstructions) && !j.dest.calibrate
+}
+
+// timeLane reports whether measuring job j runs the time lane's rounds.
+func (a *app) timeLane(j job) bool {
+	return a.cfg.Measures(config.LaneTime) || j.dest.calibrate
+}
+
+// laneAvailable checks, before anything is measured, that valgrind can be
+// found in the PATH the benchmarks get (env): its error is one line that
+// names --measure instructions and how to install valgrind.
+func (a *app) laneAvailable(j job, env []string) error {
+	if !a.instructionsLane(j) {
+		return nil
+	}
+	if env == nil {
+		env = a.environ()
+	}
+	return callgrind.Available(callgrind.Options{Env: env})
+}
+
+// laneResult is what the instruction lane did in a measurement.
+type laneResult struct {
+	ran  bool
+	res  *runner.InstructionResult
+	only bool // no time lane: the raw files hold nothing else
+}
+
+// empty reports whether the raw files hold no result at all: only the
+// lane ran, and it counted nothing (every benchmark unavailable).
+func (l laneResult) empty() bool { return l.ran && l.only && l.res != nil && l.res.Benchmarks == 0 }
+
+// instructionLane runs the lane on the session's units when job j asks for
+// it and the time lane (if any) finished, appending to the raw files, and
+// notes its cost in meta. It returns the measurement's error: runErr, or
+// the lane's (cancellation, a raw file that cannot be written).
+func (a *app) instructionLane(ctx context.Context, sess *runner.Session, j job, runErr error, base, head io.Writer, meta *report.Meta) (laneResult, error) {
+	l := laneResult{only: !a.timeLane(j)}
+	if l.only {
+		meta.Count = 0 // no timed rounds
+	}
+	if runErr != nil || sess == nil || !a.instructionsLane(j) {
+		return l, runErr
+	}
+	before := sess.Result().Elapsed
+	res, err := sess.MeasureInstructions(ctx, sess.Units(), runner.InstructionOptions{Repeats: laneRepeats}, base, head)
+	l.ran, l.res = true, res
+	if res != nil {
+		meta.Notes = append(meta.Notes, laneNote(res, before, l.only))
+	}
+	return l, err
+}
+
+// laneNote says what the lane measured and what it cost, beside what came
+// before it.
+func laneNote(res *runner.InstructionResult, before time.Duration, only bool) string {
+	what := "the builds, calibration and time lane before it"
+	if only {
+		what = "the builds and calibration before it"
+	}
+	per := ""
+	if res.Benchmarks > 0 {
+		per = fmt.Sprintf(", %s per benchmark", (res.Elapsed / time.Duration(res.Benchmarks)).Round(100*time.Millisecond))
+	}
+	s := fmt.Sprintf("instruction lane: %d benchmarks counted under valgrind (callgrind), %d runs per side each: %d processes, %s%s (%s: %s)",
+		res.Benchmarks, laneRepeats, res.Processes, res.Elapsed.Round(100*time.Millisecond), per, what, before.Round(100*time.Millisecond))
+	if n := len(res.Failures); n > 0 {
+		s += fmt.Sprintf("; %d unavailable", n)
+	}
+	return s
+}
+
+// laneVerdict judges the raw files; when the lane alone ran and counted
+// nothing, there is nothing to read, and the failures alone are judged
+// (every benchmark an unavailable row).
+func (a *app) laneVerdict(l laneResult, base, head string, failures []gate.Failure) (*gate.Verdict, error) {
+	if l.empty() {
+		v := gate.Judge(nil, failures, a.policy())
+		return &v, nil
+	}
+	return a.verdictFiles(base, head, failures)
+}
+
+// laneDefault puts instructions into the gated kinds when --fail-on was
+// not given and the instruction lane is measured (or, for compare and
+// merge, when the results hold its rows): a --fail-on list without it
+// only reports them.
+func (a *app) laneDefault(p *gate.Policy, cmps []stats.Comparison) {
+	if a.cfg.FailOnSet {
+		return
+	}
+	measured := a.cfg.Measures(config.LaneInstructions)
+	for _, c := range cmps {
+		measured = measured || c.Unit == gate.InstructionsUnit
+	}
+	if measured {
+		p.FailOn[gate.Instructions] = true
+	}
+}

@@ -1,0 +1,354 @@
+package report
+
+import (
+	"html"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/explain"
+	"github.com/benchgate/benchgate/internal/gate"
+	"golang.org/x/perf/benchunit"
+)
+
+// Why says where one row's change comes from: the allocation sites (an
+// allocs/op or B/op row) or the functions (a time row) whose cost per op
+// changed between base and head, from the profiles that a pass after the
+// verdict took of both sides (package explain). Function and file names
+// come from the code measured: they are untrusted.
+type Why struct {
+	Package, Name, Unit string // the row it explains
+	// Explain lists the largest changes: sites in the row's unit per op,
+	// or functions' flat and cumulative seconds per op.
+	Explain explain.Explanation
+	// Changed is how many sites or functions changed in all.
+	Changed int
+	// Base and Head are, for an allocation row, what the benchmark's
+	// sites add up to per op in the row's unit; for a time row, each
+	// side's CPU seconds per op in its profiles.
+	Base, Head float64
+	// Ops are the benchmark ops each side's figures cover (a time row's:
+	// Runs runs of Ops/Runs ops).
+	Ops  [2]int64
+	Runs int
+	// Notes say where the figures do not add up to the row's (explain's
+	// Check), in words.
+	Notes []string
+	// Command is the go tool pprof command that reproduces the figures
+	// (times the ops) from the files kept; "" when they were not kept.
+	Command string
+	// Err says why the row could not be explained; the rest is then
+	// empty.
+	Err string
+}
+
+// A Detail is shown under a table row: indented in text, folded
+// (<details>) under the row's table in Markdown.
+type Detail struct {
+	Summary []Span
+	Body    []Block
+}
+
+// maxWhy is how many sites or functions a row's explanation lists.
+const maxWhy = 5
+
+// why returns the explanation of r, nil if it has none.
+func (m Meta) why(r gate.Result) *Why {
+	for i := range m.Explain {
+		w := &m.Explain[i]
+		if w.Package == r.Package && w.Name == r.Name && w.Unit == r.Unit {
+			return w
+		}
+	}
+	return nil
+}
+
+// explanation is r's explain field in the JSON report.
+func (m Meta) explanation(r gate.Result) *explain.Explanation {
+	w := m.why(r)
+	if w == nil || w.Err != "" {
+		return nil
+	}
+	e := w.Explain
+	if e.Sites == nil && e.Functions == nil {
+		if r.Kind == gate.Time {
+			e.Functions = []explain.Func{}
+		} else {
+			e.Sites = []explain.Site{}
+		}
+	}
+	return &e
+}
+
+// explained gives the rows of t (resultTable(rows)) that m explains
+// their Detail.
+func explained(t *Table, rows []gate.Result, m Meta) *Table {
+	if len(m.Explain) == 0 {
+		return t
+	}
+	idx := map[string]int{}
+	next := make([]int, len(t.Groups))
+	for _, r := range rows {
+		g, ok := idx[r.Package]
+		if !ok {
+			g = len(idx)
+			idx[r.Package] = g
+		}
+		k := next[g]
+		next[g]++
+		if w := m.why(r); w != nil && g < len(t.Groups) && k < len(t.Groups[g].Rows) {
+			t.Groups[g].Rows[k].Detail = whyDetail(r, w)
+		}
+	}
+	return t
+}
+
+// whyDetail is the collapsed "why" of a row.
+func whyDetail(r gate.Result, w *Why) *Detail {
+	d := &Detail{}
+	var sum line
+	sum.text("Why ").name(r.Name).text(" ").add(unitSpan(r.Unit)).text(": ")
+	switch {
+	case w.Err != "":
+		sum.text("not explained")
+		d.Body = append(d.Body, Paragraph{Spans: []Span{txt("The profiling pass failed: "), prose(w.Err)}})
+	case r.Kind == gate.Time:
+		whyFuncs(&sum, d, w)
+	default:
+		whySites(&sum, d, r, w)
+	}
+	d.Summary = sum
+	for _, n := range w.Notes {
+		d.Body = append(d.Body, Paragraph{Alert: true, Spans: []Span{mark(markWarn, Warn), txt(" "), prose(n)}})
+	}
+	if w.Command != "" {
+		times := "×" + strconv.FormatInt(w.Ops[1], 10) + " ops"
+		if w.Ops[0] != w.Ops[1] {
+			times = "× the ops: " + strconv.FormatInt(w.Ops[0], 10) + " base, " + strconv.FormatInt(w.Ops[1], 10) + " head"
+		}
+		d.Body = append(d.Body, Paragraph{Spans: []Span{txt("Reproduce (figures " + times + "): "), codeText(w.Command)}})
+	}
+	return d
+}
+
+// whySites adds an allocation row's sites to d and its largest change to
+// the summary.
+func whySites(sum *line, d *Detail, r gate.Result, w *Why) {
+	unit := r.Unit
+	sites := w.Explain.Sites
+	if len(sites) == 0 {
+		sum.text("no allocation site of the benchmark changed")
+	} else {
+		s := sites[0]
+		sum.num(signed(s.Head - s.Base)).text(" at ").add(siteSpans(s)...)
+	}
+	t := &Table{Columns: []Column{
+		{Title: "change", Right: true}, {Title: "base", Right: true}, {Title: "head", Right: true},
+		{Title: "where"}, {Title: "function"},
+	}}
+	g := Group{}
+	for _, s := range sites {
+		where, fn := []Span{nameSpan(position(s.File, s.Line))}, []Span{nameSpan(shortFunc(s.Function))}
+		if s.Caller != nil {
+			where = []Span{nameSpan(position(s.Caller.File, s.Caller.Line))}
+			fn = []Span{nameSpan(shortFunc(s.Caller.Function)), txt(", in "), nameSpan(shortFunc(s.Function)), txt(" ("), nameSpan(position(shortFile(s.File), s.Line)), txt(")")}
+		}
+		g.Rows = append(g.Rows, Row{Cells: [][]Span{one(signed(s.Head - s.Base)), one(perOp(s.Base)), one(perOp(s.Head)), where, fn}})
+	}
+	if len(g.Rows) > 0 {
+		t.Groups = append(t.Groups, g)
+		d.Body = append(d.Body, t)
+	}
+	var p line
+	p.text("The benchmark's allocation sites add up to ").num(perOp(w.Base) + " → " + perOp(w.Head)).text(" ").add(unitSpan(unit)).
+		text(" (" + signedWord(w.Head-w.Base) + ")")
+	if more := w.Changed - len(sites); more > 0 {
+		p.text("; " + plural(more, "more site", "more sites") + " changed")
+	}
+	p.text(". Exact: every allocation of ").num(strconv.FormatInt(w.Ops[1], 10) + " ops").
+		text(" per side recorded (-test.memprofilerate=1), the loop's alone (a run of twice as many ops minus this one).")
+	d.Body = append(d.Body, Paragraph{Spans: p})
+}
+
+// whyFuncs adds a time row's functions to d and the first to the
+// summary.
+func whyFuncs(sum *line, d *Detail, w *Why) {
+	fs := w.Explain.Functions
+	var vals []float64
+	for _, f := range fs {
+		vals = append(vals, f.Base, f.Head, math.Abs(f.Head-f.Base), math.Abs(f.CumHead-f.CumBase))
+	}
+	vals = append(vals, w.Base, w.Head)
+	sc := benchunit.CommonScale(vals, benchunit.ClassOf("sec/op"))
+	sec := func(v float64) string {
+		if v == 0 {
+			return "0"
+		}
+		return sc.Format(v)
+	}
+	change := func(d float64) string {
+		if d > 0 {
+			return "+" + sec(d)
+		}
+		if d < 0 {
+			return "-" + sec(-d)
+		}
+		return "0"
+	}
+	if len(fs) == 0 {
+		sum.text("no function's time per op changed in the profiles")
+	} else {
+		f := fs[0]
+		sum.name(shortFunc(f.Function)).text(" ").num(change(f.Head-f.Base) + " sec/op").text(" flat")
+		if f.File != "" {
+			sum.text(" (").name(position(shortFile(f.File), f.Line)).text(")")
+		}
+	}
+	t := &Table{Columns: []Column{
+		{Title: "flat change", Right: true}, {Title: "base", Right: true}, {Title: "head", Right: true},
+		{Title: "share", Right: true}, {Title: "cum change", Right: true}, {Title: "function"}, {Title: "where"},
+	}}
+	g := Group{}
+	for _, f := range fs {
+		where := []Span(nil)
+		if f.File != "" {
+			where = []Span{nameSpan(position(shortFile(f.File), f.Line))}
+		}
+		share := absPct(f.ShareBase) + " → " + absPct(f.ShareHead)
+		g.Rows = append(g.Rows, Row{Cells: [][]Span{one(change(f.Head - f.Base)), one(sec(f.Base)), one(sec(f.Head)), one(share),
+			one(change(f.CumHead - f.CumBase)), {nameSpan(shortFunc(f.Function))}, where}})
+	}
+	if len(g.Rows) > 0 {
+		t.Groups = append(t.Groups, g)
+		d.Body = append(d.Body, t)
+	}
+	var p line
+	p.text("Seconds per op: flat in the function's own code, cum with what it calls; share of its side's CPU time. From CPU profiles of ").
+		num(plural(w.Runs, "run", "runs") + " × " + strconv.FormatInt(w.Ops[1]/int64(max(w.Runs, 1)), 10) + " ops").
+		text(" per side, base and head alternating, after the timed rounds: ").num(sec(w.Base) + " → " + sec(w.Head)).text(" sec/op in all")
+	if more := w.Changed - len(fs); more > 0 {
+		p.text("; " + plural(more, "more function", "more functions") + " changed")
+	}
+	p.text(". Sampled at 100 Hz, whole processes: the order, not the last digit, is the point.")
+	d.Body = append(d.Body, Paragraph{Spans: p})
+}
+
+// siteSpans names a site for the summary: its line (or its caller's,
+// the line to change, when the site is outside the module) and function.
+func siteSpans(s explain.Site) []Span {
+	if s.Caller != nil {
+		return []Span{nameSpan(position(s.Caller.File, s.Caller.Line)), txt(" ("), nameSpan(shortFunc(s.Caller.Function)), txt(", in "), nameSpan(shortFunc(s.Function)), txt(")")}
+	}
+	return []Span{nameSpan(position(s.File, s.Line)), txt(" ("), nameSpan(shortFunc(s.Function)), txt(")")}
+}
+
+// position is "file:line", or the file alone without a line.
+func position(file string, line int64) string {
+	if file == "" {
+		file = "?"
+	}
+	if line <= 0 {
+		return file
+	}
+	return file + ":" + strconv.FormatInt(line, 10)
+}
+
+// shortFunc drops a function's import path but its last element, as go
+// tool pprof does: "example.com/m/codec.(*Parser).word" is
+// "codec.(*Parser).word".
+func shortFunc(fn string) string {
+	if i := strings.LastIndex(fn, "/"); i >= 0 && !strings.Contains(fn[:i], "(") {
+		return fn[i+1:]
+	}
+	return fn
+}
+
+// shortFile keeps the last directory and the name of a file outside the
+// module ("/usr/local/go/src/strings/clone.go" is "strings/clone.go").
+func shortFile(file string) string {
+	if !path.IsAbs(file) {
+		return file
+	}
+	return path.Join(path.Base(path.Dir(file)), path.Base(file))
+}
+
+// perOp formats a per-op figure: whole numbers as such, others with up to
+// three decimals.
+func perOp(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(v, 'f', 3, 64), "0"), ".")
+}
+
+// signed is perOp with a sign: "+1", "-0.5".
+func signed(v float64) string {
+	if v > 0 {
+		return "+" + perOp(v)
+	}
+	return perOp(v)
+}
+
+func signedWord(v float64) string {
+	if v == 0 {
+		return "no change"
+	}
+	return signed(v)
+}
+
+// absPct formats a share: "45%".
+func absPct(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + "%" }
+
+// mdDetail renders a Detail as a folded block.
+func mdDetail(d *Detail) string {
+	var b strings.Builder
+	b.WriteString("\n<details><summary>" + mdSummary(d.Summary) + "</summary>\n")
+	for _, bl := range d.Body {
+		b.WriteString("\n" + strings.TrimRight(mdBlock(bl), "\n") + "\n")
+	}
+	b.WriteString("\n</details>\n")
+	return b.String()
+}
+
+// mdSummary renders spans inside an HTML element on one line (a
+// <summary>, raw HTML to GitHub: no Markdown is read there, and a line
+// break would end it): a name in a <code> element, neutralised (see
+// [WriteText]) and HTML-escaped, where GitHub finds no mention or
+// reference; prose through [Escape]; the rest HTML-escaped.
+func mdSummary(spans []Span) string {
+	var b strings.Builder
+	for _, s := range spans {
+		switch s.Kind {
+		case SpanName:
+			if t := neutral(truncate(s.Text, maxInline)); t != "" {
+				b.WriteString("<code>" + html.EscapeString(t) + "</code>")
+			}
+		case SpanProse:
+			b.WriteString(Escape(truncate(s.Text, maxProse)))
+		case SpanMark:
+			b.WriteString(mdSpan(s, false))
+		default:
+			b.WriteString(html.EscapeString(neutral(s.Text)))
+		}
+	}
+	return b.String()
+}
+
+// detail writes a Detail under its row, indented.
+func (t *textWriter) detail(d *Detail) {
+	t.para(d.Summary, "    ", "      ")
+	sub := &textWriter{opt: t.opt}
+	if sub.opt.Width > 0 {
+		sub.opt.Width = max(sub.opt.Width-6, 20)
+	}
+	for _, bl := range d.Body {
+		sub.block(bl)
+	}
+	for _, l := range strings.SplitAfter(sub.b.String(), "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		t.b.WriteString("      " + l)
+	}
+}
