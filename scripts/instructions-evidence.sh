@@ -21,9 +21,11 @@
 # --explain=false: the profiling pass after the verdict is not a lane's
 # cost.
 #
-# Needs valgrind (apt-get install valgrind), git, go, jq, bc and GNU time. Takes about
-# 15 minutes on a 2-core machine; KEEP=1 keeps the raw files. docs/evidence/instructions-gate.txt holds
-# a run's output.
+# Needs valgrind (apt-get install valgrind), git, go, jq, bc and GNU time.
+# Each run costs about 33 s of CPU time; on an idle 2-core machine the whole
+# script takes about 20 minutes (the hog runs are 2-3 times slower), on a
+# shared one longer (40 minutes here). KEEP=1 keeps the raw files.
+# docs/evidence/instructions-gate.txt holds a run's output.
 set -euo pipefail
 runs=${1:-10}
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -831,3 +831,21 @@ func TestPlanAdaptive(t *testing.T) {
 		}
 	}
 }
+
+// Defaults that decide: the confirmation's rounds follow from the suite's
+// size and the correction, so that the pooled paired test can reach α for
+// every benchmark with room to spare.
+func TestConfirmRounds(t *testing.T) {
+	p := DefaultPolicy()
+	for _, tt := range []struct{ n, m, want int }{
+		{10, 1, 10}, {10, 163, 10}, {10, 164, 11}, {10, 1000, 13}, {10, 5000, 15}, {20, 1000, 20}, {3, 20, 14},
+	} {
+		got := ConfirmRounds(tt.n, tt.m, p)
+		if got != tt.want {
+			t.Errorf("ConfirmRounds(%d, %d) = %d, want %d", tt.n, tt.m, got, tt.want)
+		}
+		if !Feasible(tt.n+got, p.Alpha, tt.m, p.Correction) {
+			t.Errorf("%d + %d rounds cannot reach α for %d benchmarks", tt.n, got, tt.m)
+		}
+	}
+}

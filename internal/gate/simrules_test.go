@@ -181,7 +181,7 @@ func screenAndConfirm(rng *rand.Rand, sc scenario, n int, effect float64, p Poli
 
 // TestSimPromisingZone: the confirmation decides on the screen's and the
 // fresh rounds pooled (the screen never fails alone). Its false-fail rate
-// stays at or below α, about α/2; its power is several times the old rule's
+// stays at or below α (0.005 at α = 0.05 and threshold 0); its power is several times the old rule's
 // ("screen AND confirm", each at α). One benchmark, 10 rounds + 10, α=0.01,
 // threshold 5 %, no drift, per-round noise 5 % or 10 % (the audit's setup);
 // and the worst case for the rate: threshold 0, α=0.05.
@@ -205,7 +205,7 @@ func TestSimPromisingZone(t *testing.T) {
 		{def, 0.05, 0, simReps(t, 3000), 0},
 		{def, 0.10, 0, simReps(t, 3000), 0},
 		{def, 0.05, 0.05, simReps(t, 1000), 0.44},
-		{def, 0.10, 0.10, simReps(t, 1000), 0.71},
+		{def, 0.10, 0.10, simReps(t, 1000), 0.70},
 		{def, 0.05, 0.10, simReps(t, 600), 0.99},
 	}
 	for _, c := range cells {
