@@ -48,7 +48,7 @@ var Flags = []Flag{
 	{"alpha", "P", "significance level of the time/op test, in (0, 1)", "0.01", "alpha", func(c *Config, s string) error { return alpha(s, &c.Alpha) }},
 	{"fail-on", "LIST", "findings that fail the gate: time,allocs,bytes,instructions,failure,removed,inconclusive,scaling, or none; the default adds instructions when that lane is measured", "time,allocs,bytes,failure", "fail-on", func(c *Config, s string) error { return failOn(s, &c.FailOn) }},
 	{"correction", "C", "suite-wide error control over all time/op tests: holm, bh or none", "holm", "correction", func(c *Config, s string) error { return correction(s, &c.Correction) }},
-	{"test", "T", "the time/op test: auto (paired where pairing removes noise, else benchstat's U test), paired or utest", "auto", "test", func(c *Config, s string) error { return timeTest(s, &c.Test) }},
+	{"test", "T", "the time/op test: auto (the paired test when the rounds can reach alpha, else benchstat's U test on per-round values), paired or utest", "auto", "test", func(c *Config, s string) error { return timeTest(s, &c.Test) }},
 	{"confirm", "", "re-run the benchmarks flagged as time regressions to confirm them (--confirm=false fails without)", "true", "confirm", boolSetter(func(c *Config, b bool) { c.Confirm = b })},
 	{"explain", "", "profile the changed benchmarks after the verdict and show where the change comes from: allocation sites, the functions that got slower (--explain=false skips it)", "true", "explain", boolSetter(func(c *Config, b bool) { c.Explain = b })},
 	{"max-time", "D", "adaptive: stop adding rounds once every benchmark is decided, or after D", "", "max-time", func(c *Config, s string) error { return positiveDuration(s, &c.MaxTime) }},
