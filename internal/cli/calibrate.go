@@ -44,7 +44,7 @@ func (a *app) calibrate(ctx context.Context) int {
 // rounded up to half a percent (at least 1 %); and the smallest count whose
 // threshold is within the requested --threshold, else the count with the
 // best threshold.
-func recommend(noise []float64, alpha float64, correction string, threshold float64, benchtime string) (report.Recommendation, []float64) {
+func recommend(noise []float64, alpha float64, correction gate.Correction, threshold float64, benchtime string) (report.Recommendation, []float64) {
 	m := max(len(noise), 1)
 	perTest := alpha / float64(m)
 	if correction == "none" {

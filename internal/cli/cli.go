@@ -151,7 +151,7 @@ func (a *app) verdict(in [2]stats.Input, failures []gate.Failure) (*gate.Verdict
 	if err != nil {
 		return nil, err
 	}
-	set.Estimator = stats.Estimator(a.cfg.Estimator)
+	set.Estimator = a.cfg.Estimator
 	p := a.policy()
 	cmps := stats.CompareAlpha(set, 0.95, p.Alpha)
 	a.laneDefault(&p, cmps)
@@ -202,21 +202,21 @@ func (a *app) policy() gate.Policy {
 	p.FailOnFailure, p.FailOnRemoved = false, false
 	for _, k := range a.cfg.FailOn {
 		switch k {
-		case "time":
+		case config.FailTime:
 			p.FailOn[gate.Time] = true
-		case "allocs":
+		case config.FailAllocs:
 			p.FailOn[gate.Allocs] = true
-		case "bytes":
+		case config.FailBytes:
 			p.FailOn[gate.Bytes] = true
-		case "instructions":
+		case config.FailInstructions:
 			p.FailOn[gate.Instructions] = true
-		case "failure":
+		case config.FailFailure:
 			p.FailOnFailure = true
-		case "removed":
+		case config.FailRemoved:
 			p.FailOnRemoved = true
-		case "inconclusive":
+		case config.FailInconclusive:
 			p.FailOnInconclusive = true
-		case "scaling":
+		case config.FailScaling:
 			p.FailOnScaling = true
 		}
 	}

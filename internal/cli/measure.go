@@ -321,7 +321,7 @@ func (a *app) lookFiles(base, head string) (map[string]gate.Decision, error) {
 	if err != nil {
 		return nil, err
 	}
-	set.Estimator = stats.Estimator(a.cfg.Estimator)
+	set.Estimator = a.cfg.Estimator
 	p := a.policy()
 	out := map[string]gate.Decision{}
 	for k, d := range gate.Look(stats.CompareAlpha(set, 0.95, p.Alpha), p) {

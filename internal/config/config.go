@@ -22,8 +22,10 @@ import (
 	"unicode"
 
 	"github.com/benchgate/benchgate/internal/export"
+	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/sandbox"
 	"github.com/benchgate/benchgate/internal/shard"
+	"github.com/benchgate/benchgate/internal/stats"
 )
 
 // Config is everything one benchgate invocation needs.
@@ -63,10 +65,10 @@ type Config struct {
 	// How to judge.
 	Threshold  float64 // fraction: 0.05 is 5%
 	Alpha      float64
-	Correction string   // holm, bh or none: suite-wide error control
-	Test       string   // auto, paired or utest: the time/op test
-	Estimator  string   // median, min, p25 or mean: one value from each round's runs
-	FailOn     []string // kinds that fail the gate: time, allocs, bytes, failure, removed
+	Correction gate.Correction // suite-wide error control
+	Test       gate.Test       // the time/op test
+	Estimator  stats.Estimator // one value from each round's runs
+	FailOn     []FailKind      // findings that fail the gate
 	// FailOnSet says --fail-on (or the input) was given: the default
 	// adds instructions when the instruction lane is measured.
 	FailOnSet bool
@@ -77,7 +79,7 @@ type Config struct {
 	InstructionsThreshold float64
 
 	// Where to write.
-	Format              string // the report on stdout: text, markdown or json
+	Format              Format // the report on stdout
 	JSON, Markdown, Out string
 	Quiet               bool
 
@@ -94,8 +96,33 @@ func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// FailKind is a kind of finding that --fail-on can make fail the gate.
+type FailKind string
+
+// The --fail-on kinds.
+const (
+	FailTime         FailKind = "time"
+	FailAllocs       FailKind = "allocs"
+	FailBytes        FailKind = "bytes"
+	FailInstructions FailKind = "instructions"
+	FailFailure      FailKind = "failure"
+	FailRemoved      FailKind = "removed"
+	FailInconclusive FailKind = "inconclusive"
+	FailScaling      FailKind = "scaling"
+)
+
 // FailOnKinds are the accepted --fail-on values.
-var FailOnKinds = []string{"time", "allocs", "bytes", "instructions", "failure", "removed", "inconclusive", "scaling"}
+var FailOnKinds = []FailKind{FailTime, FailAllocs, FailBytes, FailInstructions, FailFailure, FailRemoved, FailInconclusive, FailScaling}
+
+// Format is what --format writes on stdout.
+type Format string
+
+// The --format values.
+const (
+	FormatText     Format = "text"
+	FormatMarkdown Format = "markdown"
+	FormatJSON     Format = "json"
+)
 
 // The lanes of --measure.
 const (
@@ -148,17 +175,17 @@ func Defaults() Config {
 		Count:      10,
 		Benchtime:  "100ms",
 		Runs:       5,
-		Estimator:  "median",
+		Estimator:  stats.Median,
 		Timeout:    10 * time.Minute,
 		Threshold:  0.05,
 		Alpha:      0.01,
-		Correction: "holm",
-		Test:       "auto",
-		Format:     "text",
+		Correction: gate.Holm,
+		Test:       gate.TestAuto,
+		Format:     FormatText,
 		Confirm:    true,
 		Explain:    true,
 		Rev:        "HEAD",
-		FailOn:     []string{"time", "allocs", "bytes", "failure"},
+		FailOn:     []FailKind{FailTime, FailAllocs, FailBytes, FailFailure},
 		Measure:    []string{LaneTime},
 
 		InstructionsThreshold: 0.01,
@@ -359,40 +386,35 @@ func shardSpec(s string, dst *shard.Spec) error {
 	return nil
 }
 
-func timeTest(s string, dst *string) error {
-	switch s = strings.TrimSpace(s); s {
-	case "auto", "paired", "utest":
-		*dst = s
+// oneOf sets *dst to the value in s when it is one of values, or says
+// which values it wants.
+func oneOf[T ~string](s string, dst *T, values ...T) error {
+	v := T(strings.TrimSpace(s))
+	if slices.Contains(values, v) {
+		*dst = v
 		return nil
 	}
-	return errors.New("want auto, paired or utest")
+	names := make([]string, len(values))
+	for i, v := range values {
+		names[i] = string(v)
+	}
+	return errors.New("want " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1])
 }
 
-func estimator(s string, dst *string) error {
-	switch s = strings.TrimSpace(s); s {
-	case "median", "min", "p25", "mean":
-		*dst = s
-		return nil
-	}
-	return errors.New("want median, min, p25 or mean")
+func timeTest(s string, dst *gate.Test) error {
+	return oneOf(s, dst, gate.TestAuto, gate.TestPaired, gate.TestUTest)
 }
 
-func format(s string, dst *string) error {
-	switch s = strings.TrimSpace(s); s {
-	case "text", "markdown", "json":
-		*dst = s
-		return nil
-	}
-	return errors.New("want text, markdown or json")
+func estimator(s string, dst *stats.Estimator) error {
+	return oneOf(s, dst, stats.Median, stats.Min, stats.P25, stats.Mean)
 }
 
-func correction(s string, dst *string) error {
-	switch s = strings.TrimSpace(s); s {
-	case "holm", "bh", "none":
-		*dst = s
-		return nil
-	}
-	return errors.New("want holm, bh or none")
+func format(s string, dst *Format) error {
+	return oneOf(s, dst, FormatText, FormatMarkdown, FormatJSON)
+}
+
+func correction(s string, dst *gate.Correction) error {
+	return oneOf(s, dst, gate.Holm, gate.BH, gate.NoCorrection)
 }
 
 func positiveInt(s string, dst *int) error {
@@ -502,27 +524,27 @@ func alpha(s string, dst *float64) error {
 }
 
 // ParseFailOn reads a comma-separated list of FailOnKinds; "none" is empty.
-func ParseFailOn(s string) ([]string, error) {
+func ParseFailOn(s string) ([]FailKind, error) {
 	s = strings.TrimSpace(s)
 	if s == "none" || s == "" {
-		return []string{}, nil
+		return []FailKind{}, nil
 	}
-	var list []string
+	var list []FailKind
 	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		ok := false
-		for _, k := range FailOnKinds {
-			ok = ok || f == k
+		k := FailKind(strings.TrimSpace(f))
+		if !slices.Contains(FailOnKinds, k) {
+			names := make([]string, len(FailOnKinds))
+			for i, k := range FailOnKinds {
+				names[i] = string(k)
+			}
+			return nil, fmt.Errorf("unknown kind %q: want a comma-separated list of %s, or none", k, strings.Join(names, ", "))
 		}
-		if !ok {
-			return nil, fmt.Errorf("unknown kind %q: want a comma-separated list of %s, or none", f, strings.Join(FailOnKinds, ", "))
-		}
-		list = append(list, f)
+		list = append(list, k)
 	}
 	return list, nil
 }
 
-func failOn(s string, dst *[]string) error {
+func failOn(s string, dst *[]FailKind) error {
 	v, err := ParseFailOn(s)
 	if err != nil {
 		return err

@@ -25,7 +25,7 @@ func TestParseGood(t *testing.T) {
 	want.CPU = []int{1, 2}
 	want.Benchtime = "500x"
 	want.Alpha = 0.05
-	want.FailOn, want.FailOnSet = []string{"time", "allocs"}, true
+	want.FailOn, want.FailOnSet = []FailKind{"time", "allocs"}, true
 	want.Seed, want.SeedSet = 42, true
 	want.Runs, want.Estimator = 1, "min"
 	if diff := cmp.Diff(&want, c); diff != "" {
@@ -161,11 +161,11 @@ func TestInputEnv(t *testing.T) {
 func TestRunsAndEstimator(t *testing.T) {
 	for _, e := range []string{"median", "min", "p25", "mean"} {
 		c, err := Parse([]string{"compare", "a.txt", "b.txt", "--estimator", e, "--runs", "3"})
-		if err != nil || c.Estimator != e || c.Runs != 3 {
+		if err != nil || string(c.Estimator) != e || c.Runs != 3 {
 			t.Errorf("--estimator %s --runs 3: %+v, %v", e, c, err)
 		}
 		c, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_ESTIMATOR": e, "INPUT_RUNS": "3"}))
-		if err != nil || c.Estimator != e || c.Runs != 3 {
+		if err != nil || string(c.Estimator) != e || c.Runs != 3 {
 			t.Errorf("inputs estimator %s, runs 3: %+v, %v", e, c, err)
 		}
 	}
@@ -180,7 +180,7 @@ func TestRunsAndEstimator(t *testing.T) {
 func TestParseFormat(t *testing.T) {
 	for _, f := range []string{"text", "markdown", "json"} {
 		c, err := Parse([]string{"compare", "a.txt", "b.txt", "--format", f})
-		if err != nil || c.Format != f {
+		if err != nil || string(c.Format) != f {
 			t.Errorf("--format %s: %+v, %v", f, c, err)
 		}
 	}

@@ -105,7 +105,7 @@ type Reason struct {
 	// when none did. Correction is the correction that adjusted P ("holm",
 	// "bh"; "" when it did not: one benchmark, or none).
 	Looks      int
-	Correction string
+	Correction Correction
 	Alpha      float64
 	Threshold  float64
 	// Better is the unit's direction for rows of kind Other: 1 higher is
@@ -211,7 +211,7 @@ type Warning struct {
 	Limit                float64
 	Gated                bool
 	Count                int
-	Correction           string
+	Correction           Correction
 	UTest                bool
 	Detail               string
 }

@@ -76,7 +76,13 @@ const (
 	// TestUTest: benchstat's Mann–Whitney U test, with the delta of the
 	// medians.
 	TestUTest Test = "utest"
+	// TestAuto chooses between the two (Policy.Test only; a row names
+	// the test that judged it).
+	TestAuto Test = "auto"
 )
+
+// Tests lists the valid values of Policy.Test.
+var Tests = []Test{TestAuto, TestPaired, TestUTest}
 
 // Policy says what the gate checks.
 type Policy struct {
@@ -94,14 +100,15 @@ type Policy struct {
 	FailOnRemoved bool
 	// Correction is the multiple-testing correction over the time rows:
 	// Holm ("holm", also ""), BH ("bh") or NoCorrection ("none").
-	Correction string
+	Correction Correction
 	// FailOnInconclusive makes an inconclusive time row (of a gated kind)
 	// fail the gate.
 	FailOnInconclusive bool
-	// Test chooses the time/op test: "auto" (or ""): the paired test where
-	// pairing removes noise, else the U test; "paired": the paired test
-	// whenever it can reach Alpha; "utest": benchstat's U test always.
-	Test string
+	// Test chooses the time/op test: TestAuto (or ""): the paired test
+	// when the rounds can reach Alpha, else the U test; TestPaired: the
+	// paired test whenever it can reach Alpha; TestUTest: benchstat's U
+	// test always.
+	Test Test
 	// Looks lists the numbers of rounds after which a sequential run may
 	// stop early ([Look]); nil for a run of fixed length. Judge accounts
 	// for the looks in the p-values.
@@ -150,7 +157,10 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("alpha must be in (0, 1), got %v", p.Alpha)
 	}
 	if p.Correction != "" && !slices.Contains(Corrections, p.Correction) {
-		return fmt.Errorf("correction must be one of %s, got %q", strings.Join(Corrections, ", "), p.Correction)
+		return fmt.Errorf("correction must be one of holm, bh, none, got %q", p.Correction)
+	}
+	if p.Test != "" && !slices.Contains(Tests, p.Test) {
+		return fmt.Errorf("test must be one of auto, paired, utest, got %q", p.Test)
 	}
 	for _, n := range p.Looks {
 		if n < 1 {
@@ -260,7 +270,7 @@ type Verdict struct {
 	Warnings []Warning
 	Policy   Policy
 	// Correction is the correction applied ("holm", "bh" or "none").
-	Correction string
+	Correction Correction
 	// Family is m, the number of time rows the correction covers.
 	Family int
 	// MinCount is the smallest number of rounds with which the time rows of this
@@ -641,7 +651,7 @@ func logSpread(v []float64) float64 {
 // never on the values, so it costs no error control. fallback reports the
 // U test chosen because the paired test had too few rounds.
 func chooseTest(c stats.Comparison, u uData, m int, p Policy) (t Test, fallback bool) {
-	pairedOK := c.Paired != nil && p.Test != string(TestUTest) && floorAdj(TestPaired, c, m, p) < p.Alpha
+	pairedOK := c.Paired != nil && p.Test != TestUTest && floorAdj(TestPaired, c, m, p) < p.Alpha
 	uOK := u.p != nil && floorAdj(TestUTest, c, m, p) < p.Alpha
 	switch {
 	case pairedOK:
@@ -649,7 +659,7 @@ func chooseTest(c stats.Comparison, u uData, m int, p Policy) (t Test, fallback 
 	case uOK:
 		// A fallback for want of rounds (not for want of non-zero
 		// log-ratios, which more rounds of the same would not fix).
-		fallback := c.Paired != nil && p.Test != string(TestUTest) &&
+		fallback := c.Paired != nil && p.Test != TestUTest &&
 			sequentialP(stats.SignedRankMinP(c.Paired.N+p.ConfirmRounds), shiftLooks(p.Looks, p.ConfirmRounds), pairedFloor)*factor(m, p.Correction) >= p.Alpha
 		return TestUTest, fallback
 	}
@@ -741,7 +751,7 @@ func decide(r *Result, m int, p Policy) {
 	if k := looksAt(*r.P, p.Looks, floorFn(r.Test)); len(p.Looks) > 0 && k > 1 {
 		looks = k
 	}
-	note := ""
+	var note Correction
 	if m > 1 && correctionOf(p.Correction) != NoCorrection {
 		note = correctionOf(p.Correction)
 	}
@@ -832,7 +842,7 @@ const thresholdSlack = 1e-9
 // judgeSignificance applies the p-value and threshold rule to r.Delta,
 // r.P and r.PAdjusted; looks and correction say what adjusted P (the
 // number of looks counted, the correction's name; 0 and "" for none).
-func judgeSignificance(r *Result, p Policy, looks int, correction string) {
+func judgeSignificance(r *Result, p Policy, looks int, correction Correction) {
 	c := r.Comparison
 	if r.P == nil {
 		r.Status, r.Reason = Unchanged, Reason{Code: ReasonNoTest, Alpha: p.Alpha, Threshold: p.Threshold, Better: -1}

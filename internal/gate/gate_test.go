@@ -419,7 +419,7 @@ func TestPolicyValidate(t *testing.T) {
 	if err := DefaultPolicy().Validate(); err != nil {
 		t.Errorf("DefaultPolicy().Validate() = %v", err)
 	}
-	for _, c := range []string{"", Holm, BH, NoCorrection} {
+	for _, c := range []Correction{"", Holm, BH, NoCorrection} {
 		if err := (Policy{Threshold: 0.05, Alpha: 0.01, Correction: c, Looks: []int{5, 10}}).Validate(); err != nil {
 			t.Errorf("correction %q: %v", c, err)
 		}
@@ -433,6 +433,7 @@ func TestPolicyValidate(t *testing.T) {
 		{Policy{Threshold: 0.05, Alpha: 0}, "alpha must be in (0, 1), got 0"},
 		{Policy{Threshold: 0.05, Alpha: 1}, "alpha must be in (0, 1), got 1"},
 		{Policy{Threshold: 0.05, Alpha: 0.01, Correction: "bonferroni"}, `correction must be one of holm, bh, none, got "bonferroni"`},
+		{Policy{Threshold: 0.05, Alpha: 0.01, Test: "wilcoxon"}, `test must be one of auto, paired, utest, got "wilcoxon"`},
 		{Policy{Threshold: 0.05, Alpha: 0.01, Looks: []int{5, 0}}, "looks must be positive round counts, got [5 0]"},
 	} {
 		err := tt.p.Validate()

@@ -8,24 +8,27 @@ import (
 	"github.com/benchgate/benchgate/internal/stats"
 )
 
+// Correction is a multiple-testing correction over a suite's time rows.
+type Correction string
+
 // The multiple-testing corrections of Policy.Correction.
 const (
 	// Holm's step-down procedure: controls the family-wise error rate
 	// (the chance of any false regression in the suite) at α. The default.
-	Holm = "holm"
+	Holm Correction = "holm"
 	// Benjamini–Hochberg's step-up procedure: controls the false
 	// discovery rate (the expected share of false findings among the
 	// findings) at α; more findings when many benchmarks really change.
-	BH = "bh"
+	BH Correction = "bh"
 	// No correction: every comparison at α on its own.
-	NoCorrection = "none"
+	NoCorrection Correction = "none"
 )
 
 // Corrections lists the valid values of Policy.Correction.
-var Corrections = []string{Holm, BH, NoCorrection}
+var Corrections = []Correction{Holm, BH, NoCorrection}
 
 // correctionOf returns the correction in force ("" is Holm).
-func correctionOf(c string) string {
+func correctionOf(c Correction) Correction {
 	if c == "" {
 		return Holm
 	}
@@ -35,7 +38,7 @@ func correctionOf(c string) string {
 // factor is the multiplier that the correction applies to the smallest
 // p-value of m comparisons when only one benchmark changes: m for Holm and
 // BH (both start from α/m), 1 without correction.
-func factor(m int, correction string) float64 {
+func factor(m int, correction Correction) float64 {
 	if correctionOf(correction) == NoCorrection || m < 1 {
 		return 1
 	}
@@ -45,7 +48,7 @@ func factor(m int, correction string) float64 {
 // adjust returns the adjusted p-values of ps under correction, in the
 // order of ps. Holm: p_(i)·(m−i+1), made monotone upward; BH: p_(i)·m/i,
 // made monotone downward from the largest; capped at 1.
-func adjust(ps []float64, correction string) []float64 {
+func adjust(ps []float64, correction Correction) []float64 {
 	m := len(ps)
 	out := make([]float64, m)
 	idx := make([]int, m)
@@ -82,7 +85,7 @@ func adjust(ps []float64, correction string) []float64 {
 // A comparison is significant when its adjusted p-value is below α:
 // exactly the rejections of Holm's step-down procedure, or of the
 // Benjamini–Hochberg step-up procedure, at level α.
-func Adjust(ps []float64, correction string) []float64 { return adjust(ps, correction) }
+func Adjust(ps []float64, correction Correction) []float64 { return adjust(ps, correction) }
 
 // Feasible reports whether a suite of m gated time/op comparisons, each
 // measured in the given number of interleaved rounds, can find anything at
@@ -91,7 +94,7 @@ func Adjust(ps []float64, correction string) []float64 { return adjust(ps, corre
 // correction's factor for one changed benchmark among m (m for Holm and BH,
 // 1 for none), is below alpha. (Under BH several benchmarks changing
 // together can reach α at fewer rounds; a gate must not count on that.)
-func Feasible(rounds int, alpha float64, m int, correction string) bool {
+func Feasible(rounds int, alpha float64, m int, correction Correction) bool {
 	return stats.SignedRankMinP(rounds)*factor(m, correction) < alpha
 }
 
@@ -100,7 +103,7 @@ func Feasible(rounds int, alpha float64, m int, correction string) bool {
 // 8 for one benchmark at α = 0.01, 15 for 120 benchmarks with Holm. The CLI
 // calls it before measuring to warn about a count that cannot work. It
 // returns at most 1100.
-func MinRounds(alpha float64, m int, correction string) int {
+func MinRounds(alpha float64, m int, correction Correction) int {
 	n := 2
 	for n < 1100 && !Feasible(n, alpha, m, correction) {
 		n++
@@ -110,14 +113,14 @@ func MinRounds(alpha float64, m int, correction string) int {
 
 // feasibleU reports whether benchstat's U test with n1 and n2 samples can
 // reach alpha for m comparisons under the correction.
-func feasibleU(n1, n2 int, alpha float64, m int, correction string) bool {
+func feasibleU(n1, n2 int, alpha float64, m int, correction Correction) bool {
 	return MinP(n1, n2)*factor(m, correction) < alpha
 }
 
 // MinCountU is [MinRounds] for benchstat's unpaired U test (input without
 // rounds): the smallest number of samples per side whose smallest p-value,
 // 2/C(2n, n), times the correction's factor is below alpha (at most 1000).
-func MinCountU(alpha float64, m int, correction string) int {
+func MinCountU(alpha float64, m int, correction Correction) int {
 	n := 1
 	for n < 1000 && !feasibleU(n, n, alpha, m, correction) {
 		n++

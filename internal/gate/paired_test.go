@@ -87,7 +87,7 @@ func TestPairedBoundaries(t *testing.T) {
 			// The mechanics of the paired test itself: forced, since
 			// these constructed samples have no drift for "auto" to see.
 			pol := DefaultPolicy()
-			pol.Test = string(TestPaired)
+			pol.Test = TestPaired
 			v := Judge([]stats.Comparison{measured("p", "X", "sec/op", tt.base, tt.head)}, nil, pol)
 			r := v.Results[0]
 			if got, want := [3]string{string(r.Status), string(r.Test), reasonText(r)}, [3]string{string(tt.status), string(tt.test), tt.reason}; got != want {
@@ -156,7 +156,7 @@ func TestCorrectionAtAlpha(t *testing.T) {
 		return []stats.Comparison{a, b}
 	}
 	for _, tt := range []struct {
-		corr   string
+		corr   Correction
 		status Status
 		reason string
 	}{
@@ -258,7 +258,7 @@ func TestFeasibility(t *testing.T) {
 	for _, tt := range []struct {
 		alpha float64
 		m     int
-		corr  string
+		corr  Correction
 		want  int
 	}{
 		{0.01, 1, Holm, 8}, // 2/2^7 = 0.0156, 2/2^8 = 0.0078
@@ -566,7 +566,7 @@ func TestLookThreshold(t *testing.T) {
 	for _, tt := range []struct {
 		alpha float64
 		m     int
-		corr  string
+		corr  Correction
 		looks []int
 		want  float64
 	}{
@@ -719,7 +719,7 @@ func TestSequentialFalsePositives(t *testing.T) {
 // constructed samples without drift (which "auto" would give to the U test).
 func pairedPolicy() Policy {
 	p := DefaultPolicy()
-	p.Test = string(TestPaired)
+	p.Test = TestPaired
 	return p
 }
 
@@ -735,7 +735,7 @@ func TestForcedTests(t *testing.T) {
 	driftB, driftH := drifted(12, 0, 0.005, 5)
 	for _, force := range []Test{TestPaired, TestUTest} {
 		p := DefaultPolicy()
-		p.Test = string(force)
+		p.Test = force
 		for _, r := range Judge([]stats.Comparison{measured("p", "Drift", "sec/op", driftB, driftH), measured("p", "IID", "sec/op", iidB, iidH)}, nil, p).Results {
 			if r.Test != force {
 				t.Errorf("Test %q: %s judged by %q", force, r.Name, r.Test)

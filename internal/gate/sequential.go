@@ -44,7 +44,7 @@ func uFloor(n int) float64      { return MinP(n, n) }
 // α = 0.01 with looks after rounds 5, 10, 15 and 20 the round-5 look cannot
 // reach anything and costs nothing, so the threshold is 0.01/3 = 0.0033.
 // Without looks it is alpha divided by the correction's factor.
-func LookThreshold(alpha float64, m int, correction string, looks []int) float64 {
+func LookThreshold(alpha float64, m int, correction Correction, looks []int) float64 {
 	a := alpha / factor(m, correction)
 	if len(looks) == 0 {
 		return a

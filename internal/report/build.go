@@ -313,7 +313,7 @@ func metaLine(m Meta, v gate.Verdict) []Span {
 }
 
 // correctionName is the name of a correction for people ("" for none).
-func correctionName(c string) string {
+func correctionName(c gate.Correction) string {
 	switch c {
 	case gate.Holm:
 		return "Holm"

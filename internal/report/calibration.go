@@ -18,7 +18,7 @@ type Calibration struct {
 	Rounds     int
 	Benchtime  string
 	Alpha      float64
-	Correction string
+	Correction gate.Correction
 	Benchmarks []CalibrationBench
 	// Alarms are the rows of the A/A verdict that changed between
 	// identical commits: false alarms.
@@ -61,7 +61,7 @@ func recommendSpans(c Calibration) []Span {
 	var l line
 	if r.Reached {
 		l.num(strconv.Itoa(r.Count)).text(" rounds detect a ").num(pct1abs(r.Threshold)).text(" change in 90% of the benchmarks at α=").
-			num(strconv.FormatFloat(c.Alpha, 'g', -1, 64)).text(" over " + plural(max(len(c.Benchmarks), 1), "benchmark", "benchmarks") + " (" + c.Correction + ")")
+			num(strconv.FormatFloat(c.Alpha, 'g', -1, 64)).text(" over " + plural(max(len(c.Benchmarks), 1), "benchmark", "benchmarks") + " (" + string(c.Correction) + ")")
 	} else {
 		l.text("no count up to 100 reaches a ").num(pct1abs(r.Asked)).text(" threshold at this noise; ").num(strconv.Itoa(r.Count)).
 			text(" rounds reach ").num(pct1abs(r.Threshold)).text(": raise --threshold, use a longer --benchtime, or exclude the noisiest benchmarks")
@@ -93,7 +93,7 @@ func BuildCalibration(c Calibration, m Meta) *Document {
 		run.text(" ").add(codeText(c.SHA[:min(len(c.SHA), 12)]))
 	}
 	run.text(" measured against itself · " + plural(c.Rounds, "round", "rounds") + " · benchtime ").name(c.Benchtime).
-		text(" · α=").num(strconv.FormatFloat(c.Alpha, 'g', -1, 64)).text(" (" + c.Correction + " over " + plural(len(c.Benchmarks), "benchmark", "benchmarks") + ")")
+		text(" · α=").num(strconv.FormatFloat(c.Alpha, 'g', -1, 64)).text(" (" + string(c.Correction) + " over " + plural(len(c.Benchmarks), "benchmark", "benchmarks") + ")")
 	rec := line{strong("Recommended:"), txt(" ")}
 	rec.add(codeText(fmt.Sprintf("--count %d --threshold %.1f%% --benchtime %s", c.Recommend.Count, 100*c.Recommend.Threshold, c.Recommend.Benchtime)))
 	rec.text(": ").add(recommendSpans(c)...).text(".")
@@ -167,7 +167,7 @@ func fmtSec(s float64) string {
 // undefined figure (no detectable change at all) is written as -1.
 func CalibrationJSON(c Calibration) ([]byte, error) {
 	j := jsonCalibration{
-		Rev: c.Rev, SHA: c.SHA, Rounds: c.Rounds, Benchtime: c.Benchtime, Alpha: c.Alpha, Correction: c.Correction,
+		Rev: c.Rev, SHA: c.SHA, Rounds: c.Rounds, Benchtime: c.Benchtime, Alpha: c.Alpha, Correction: string(c.Correction),
 		Benchmarks: []jsonCalibrationBench{}, FalseAlarms: len(c.Alarms), Alarms: []string{},
 		Recommend: jsonRecommendation{Count: c.Recommend.Count, Threshold: c.Recommend.Threshold, Benchtime: c.Recommend.Benchtime,
 			Reason: Plain(recommendSpans(c)), TooNoisy: append([]string{}, c.Recommend.TooNoisy...)},

@@ -39,7 +39,7 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 			FailOnScaling:      v.Policy.FailOnScaling,
 			Looks:              append([]int{}, v.Policy.Looks...),
 		},
-		Correction:   v.Correction,
+		Correction:   string(v.Correction),
 		Family:       v.Family,
 		Inconclusive: Inconclusive(v),
 		Confirmed:    v.Confirmed,
@@ -64,7 +64,7 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		doc.Warnings = append(doc.Warnings, jsonWarning{Code: "run", Text: w, Benchmarks: []jsonBench{}})
 	}
 	if doc.Correction == "" {
-		doc.Correction = gate.Holm
+		doc.Correction = string(gate.Holm)
 	}
 	if v.MinCount > 0 {
 		doc.MinCount = &v.MinCount
@@ -400,7 +400,7 @@ func finiteOmit(v float64) *float64 {
 func jsonReasonOf(rs gate.Reason, text string) jsonReason {
 	j := jsonReason{
 		Code: string(rs.Code), Text: text, Delta: numPtr(rs.Delta), P: numPtr(rs.P), PAdjusted: numPtr(rs.PAdjusted),
-		Looks: rs.Looks, Correction: rs.Correction, Alpha: finiteOmit(rs.Alpha), Threshold: nil,
+		Looks: rs.Looks, Correction: string(rs.Correction), Alpha: finiteOmit(rs.Alpha), Threshold: nil,
 		Rounds: rs.Rounds, BaseN: rs.BaseN, HeadN: rs.HeadN, Family: rs.Family, MinP: finiteOmit(rs.MinP), Adjusted: rs.Adjusted,
 		Base: jsonRangeOf(rs.Base), Head: jsonRangeOf(rs.Head), Interval: jsonIntervalOf(rs.Interval),
 		Side: rs.Side, Detail: rs.Detail,
@@ -469,7 +469,7 @@ func jsonWarningOf(w gate.Warning, scaling []gate.Scaling) jsonWarning {
 		Code: string(w.Code), Text: Plain(warningSpans(w, scaling)), Benchmarks: []jsonBench{}, Unit: w.Unit, Confirmation: w.Confirmation,
 		Rounds: w.Rounds, BaseN: w.BaseN, HeadN: w.HeadN, Family: w.Family, MinP: finiteOmit(w.MinP), Adjusted: w.Adjusted,
 		Alpha: finiteOmit(w.Alpha), MinCount: w.MinCount, Low: finiteOmit(w.Low), High: finiteOmit(w.High),
-		Limit: finiteOmit(w.Limit), Gated: w.Gated, Count: w.Count, Correction: w.Correction, UTest: w.UTest,
+		Limit: finiteOmit(w.Limit), Gated: w.Gated, Count: w.Count, Correction: string(w.Correction), UTest: w.UTest,
 	}
 	if w.Code == gate.WarnTooNoisy || w.Code == gate.WarnScalingWorse {
 		j.Threshold = finite(w.Threshold)

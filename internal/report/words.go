@@ -182,7 +182,7 @@ func pSpans(rs gate.Reason) []Span {
 		l.text(", " + strconv.Itoa(rs.Looks) + " looks")
 	}
 	if rs.Correction != "" {
-		l.text(", " + rs.Correction)
+		l.text(", " + string(rs.Correction))
 	}
 	return *l.text(")")
 }
@@ -364,7 +364,7 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 			num(fmtNum(100*w.Threshold) + "%").text(": the symptom of contention or false sharing; " + gated + "): ").
 			add(nameList(w.Benchmarks, func(b gate.Bench) []Span { return speedUpNote(b, scaling) })...)
 	case gate.WarnCountTooLow:
-		what := "after the " + w.Correction + " correction"
+		what := "after the " + string(w.Correction) + " correction"
 		if w.Correction == gate.NoCorrection {
 			what = "without correction"
 		}
