@@ -1,50 +1,12 @@
 // Package export writes head's benchmark results in the formats of history
 // services, so that benchgate feeds them rather than storing history
-// itself: --export bencher=FILE and --export gab=FILE.
+// itself: --export bencher=FILE (Bencher Metric Format) and --export
+// gab=FILE (github-action-benchmark's customSmallerIsBetter).
 //
 // The input is a list of [Metric]s, one per (benchmark, unit): head's
 // center value, its interval and its sample count. The CLI fills it from
-// the verdict; this package knows nothing of statistics.
-//
-// # Names
-//
-// A benchmark is named "import/path.Name", the same key a policy rule
-// matches: the package's import path, a dot, the benchfmt name without the
-// "Benchmark" prefix ("example.com/m/codec.Encode/size=1k"), or the name
-// alone when the package is unknown. The "-GOMAXPROCS" suffix is dropped,
-// so that history continues when the runner's number of CPUs changes;
-// when the input holds one benchmark and unit at several GOMAXPROCS values
-// (--cpu 1,2,4) their suffixes are kept, so that no two results share a
-// name. (The instruction lane, always at GOMAXPROCS 1, thus lands on the
-// same benchmark as the time of a single-CPU-count run.)
-//
-// # Bencher Metric Format (bencher)
-//
-// One JSON object, keyed by benchmark name; each benchmark holds one object
-// per measure with "value" and, when the interval is known, "lower_value"
-// and "upper_value" (https://bencher.dev/docs/reference/bencher-metric-format/):
-//
-//   - "latency": time/op in nanoseconds (Bencher's built-in Latency
-//     measure; sec/op input is converted);
-//   - "allocations": allocs/op;
-//   - "bytes": B/op;
-//   - "instructions": instructions/op of the instruction lane.
-//
-// Bencher creates a measure named in a report that its project does not
-// have yet. Other units (B/s, custom b.ReportMetric units) are not exported.
-// Use it with `bencher run --adapter json --file FILE`.
-//
-// # github-action-benchmark (gab)
-//
-// A JSON array for the action's tool "customSmallerIsBetter": one entry per
-// benchmark and unit, {"name", "unit", "value", "range", "extra"}
-// (https://github.com/benchmark-action/github-action-benchmark#examples):
-// the time/op entry is named after the benchmark with unit "ns/op"; the
-// others append " - UNIT" to the name, as the action's own Go extractor
-// does ("example.com/m/codec.Encode - B/op"). range is "± X" in the
-// entry's unit, X the larger distance from the value to the ends of its
-// interval (omitted without one); extra gives the interval, the number of
-// samples and the GOMAXPROCS value. Every exported unit is smaller-is-better.
+// the verdict; this package knows nothing of statistics. The names, units
+// and fields written are described in docs/history.md.
 package export
 
 import (

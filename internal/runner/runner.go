@@ -8,42 +8,19 @@
 // shared machine, which only slows runs down and comes in bursts, hits some
 // runs of a round rather than the one long run of a side.
 //
-// Results are written as standard benchfmt (the go test -bench format), one
-// stream per side, with a "round: N" configuration line before each round so
-// that statistics can pair the samples taken in the same round:
-//
-//	benchstat -ignore round base.txt head.txt
-//
-// reproduces every number (benchstat pools the short runs of all rounds).
-// Each short run is one result line; a side's runs of a benchmark in round
-// N are the result lines of that benchmark under "round: N" in that side's
-// stream (no line per run: a varying configuration value would split
-// benchstat's tables). The runner knows nothing about git: a side is a
-// directory holding a Go module (or a directory inside one).
-//
-// What is measured, per leaf benchmark and -cpu value (a "unit"):
-//
-//	pilot    -test.benchtime=<Benchtime> on each side; the round's work is
-//	         R = min(R_base, R_head) iterations (the pilot's b.N, or the
-//	         fixed count of a Benchtime "Nx"), W = R × the larger time/op
-//	runs     K = min(Runs, ⌊W / MinRunTime⌋), at least 1: runs per side per
-//	         round, each of N = R/K iterations (rounded), so a round's
-//	         timed work stays R iterations per side however it is split,
-//	         and every run keeps at least MinRunTime (10 ms) of work
-//	warm-up  one run per side at -test.benchtime=Nx, discarded
-//	rounds   Count rounds; in each, the units in a fresh random order, and for
-//	         each unit K pairs of runs, each pair base and head back to back
-//	         in a random order, each run a process running -test.run='^$'
-//	         -test.bench=<exact leaf> -test.benchtime=Nx -test.count=1
-//	         -test.benchmem -test.cpu=<cpu>
-//
-// With Runs = 1 every unit makes one run of R iterations per side per round
-// (benchgate's design before --runs).
+// Results are written as standard benchfmt, one stream per side, with a
+// "round: N" configuration line before each round so that statistics can
+// pair the samples taken in the same round; `benchstat -ignore round
+// base.txt head.txt` reproduces every number. The runner knows nothing about
+// git: a side is a directory holding a Go module (or a directory inside one).
 //
 // A benchmark that fails (panics, calls b.Fatal, exceeds Timeout) on a side is
 // recorded as a Failure for that side and not run there again; the others go
 // on. Cancelling the context stops the current process group and returns what
 // was measured so far with Partial set.
+//
+// docs/measuring.md gives the procedure step by step: the pilot, how the
+// runs of a round are sized, the warm-up and the order of the rounds.
 package runner
 
 import (
