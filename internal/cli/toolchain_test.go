@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/shard"
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 type toolchainReport struct {
@@ -32,25 +33,6 @@ func readToolchainReport(t *testing.T, path string) toolchainReport {
 		t.Fatal(err)
 	}
 	return r
-}
-
-// envWith is this process's environment with the given NAME=value
-// settings replacing any of the same name.
-func envWith(kv ...string) []string {
-	var env []string
-	for _, e := range os.Environ() {
-		name, _, _ := strings.Cut(e, "=")
-		keep := true
-		for _, s := range kv {
-			if strings.HasPrefix(s, name+"=") {
-				keep = false
-			}
-		}
-		if keep {
-			env = append(env, e)
-		}
-	}
-	return append(env, kv...)
 }
 
 // TestRunDifferentToolchains measures a change that raises go.mod's go
@@ -74,7 +56,7 @@ func TestRunDifferentToolchains(t *testing.T) {
 	// HOME stays: the build and module caches (and the downloaded
 	// toolchain) live under it.
 	home := t.TempDir()
-	env := envWith("GOTOOLCHAIN="+old+"+auto", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(home, ".gitconfig"),
+	env := testenv.EnvWith("GOTOOLCHAIN="+old+"+auto", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(home, ".gitconfig"),
 		"GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com")
 	probe := exec.Command("go", "version")
 	probe.Env, probe.Dir = env, home

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/callgrind"
+	"github.com/benchgate/benchgate/internal/testenv"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -26,8 +27,8 @@ func TestMeasureInstructions(t *testing.T) {
 	if _, err := exec.LookPath("valgrind"); err != nil {
 		t.Skip("valgrind is not installed (apt-get install valgrind)")
 	}
-	baseDir := copyTree(t, "testdata/mod")
-	headDir := copyTree(t, "testdata/mod")
+	baseDir := testenv.CopyTree(t, "testdata/mod", t.TempDir())
+	headDir := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 	var progress bytes.Buffer
 	s, err := Prepare(context.Background(), Side{"base", baseDir}, Side{"head", headDir}, Options{
 		Bench:     "Sum|Flaky",

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // TestProfile takes allocation and CPU profiles of testdata/mod's
@@ -22,7 +24,7 @@ func TestProfile(t *testing.T) {
 	root := openTempDir(t)
 	dirs := [2]string{filepath.Join(root, "base"), filepath.Join(root, "head")}
 	for _, d := range dirs {
-		copyOpenTree(t, "testdata/mod", d)
+		testenv.CopyTree(t, "testdata/mod", d)
 	}
 	binDir := filepath.Join(root, "bin")
 	if err := os.Mkdir(binDir, 0o711); err != nil {
@@ -199,26 +201,4 @@ func openTempDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
-}
-
-// copyOpenTree copies src to dst, readable by every user.
-func copyOpenTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/perf/benchfmt"
 )
@@ -88,30 +89,6 @@ func matchLevels(t *testing.T, pats, levels []string) bool {
 	return true
 }
 
-// copyTree copies the test module to a new directory.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 func readResults(t *testing.T, name string, b []byte) []*benchfmt.Result {
 	t.Helper()
 	var res []*benchfmt.Result
@@ -133,8 +110,8 @@ func TestRunRealModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs real test binaries")
 	}
-	base := copyTree(t, "testdata/mod")
-	head := copyTree(t, "testdata/mod")
+	base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
+	head := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 	if err := os.WriteFile(filepath.Join(head, "FLAKY"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -255,8 +232,8 @@ func TestRunBuildFailure(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds real test binaries")
 	}
-	base := copyTree(t, "testdata/mod")
-	head := copyTree(t, "testdata/mod")
+	base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
+	head := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 	if err := os.WriteFile(filepath.Join(head, "broken.go"), []byte("package mod\n\nfunc Broken() int { return \"x\" }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +248,7 @@ func TestRunNoBenchmarks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds real test binaries")
 	}
-	base := copyTree(t, "testdata/mod")
+	base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 	_, err := Run(context.Background(), Side{"base", base}, Side{"head", base}, Options{Bench: "NoSuchThing", Count: 1, BinDir: t.TempDir()}, &bytes.Buffer{}, &bytes.Buffer{})
 	if !errors.Is(err, ErrNoBenchmarks) {
 		t.Fatalf("err = %v, want ErrNoBenchmarks", err)
@@ -282,7 +259,7 @@ func TestRunCancelled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds real test binaries")
 	}
-	base := copyTree(t, "testdata/mod")
+	base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	var progress bytes.Buffer
 	pw := &cancelAfter{w: &progress, match: "round 2/", cancel: cancel}
@@ -351,8 +328,8 @@ func TestRunShortRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs real test binaries")
 	}
-	base := copyTree(t, "testdata/mod")
-	head := copyTree(t, "testdata/mod")
+	base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
+	head := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 	type run struct {
 		side, round int
 		id          string

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 func TestCleanGoVersion(t *testing.T) {
@@ -29,25 +31,6 @@ func TestCleanGoVersion(t *testing.T) {
 	}
 }
 
-// envWith is this process's environment with the given NAME=value
-// settings replacing any of the same name.
-func envWith(kv ...string) []string {
-	var env []string
-	for _, e := range os.Environ() {
-		name, _, _ := strings.Cut(e, "=")
-		keep := true
-		for _, s := range kv {
-			if strings.HasPrefix(s, name+"=") {
-				keep = false
-			}
-		}
-		if keep {
-			env = append(env, e)
-		}
-	}
-	return append(env, kv...)
-}
-
 func setGoLine(t *testing.T, dir, line string) {
 	t.Helper()
 	mod := "module example.com/mod\n\n" + line + "\n"
@@ -59,10 +42,10 @@ func setGoLine(t *testing.T, dir, line string) {
 // TestGoVersionsSameToolchain: with GOTOOLCHAIN=local both sides report
 // the local toolchain, whatever go.mod asks for below it.
 func TestGoVersionsSameToolchain(t *testing.T) {
-	base := copyTree(t, "testdata/mod")
-	head := copyTree(t, "testdata/mod")
+	base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
+	head := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 	setGoLine(t, head, "go 1.26.0\n\ntoolchain go1.26.0")
-	got, err := goVersions(context.Background(), [2]Side{{"base", base}, {"head", head}}, &Options{Env: envWith("GOTOOLCHAIN=local")})
+	got, err := goVersions(context.Background(), [2]Side{{"base", base}, {"head", head}}, &Options{Env: testenv.EnvWith("GOTOOLCHAIN=local")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +71,14 @@ func TestPrepareDifferentToolchains(t *testing.T) {
 	if !releaseVersion.MatchString(local) || local == old {
 		t.Skipf("local toolchain %s: need a release newer than %s", local, old)
 	}
-	env := envWith("GOTOOLCHAIN=" + old + "+auto")
+	env := testenv.EnvWith("GOTOOLCHAIN=" + old + "+auto")
 	probe := exec.Command("go", "version")
 	probe.Env, probe.Dir = env, t.TempDir()
 	if out, err := probe.CombinedOutput(); err != nil {
 		t.Skipf("%s is not available here: %v\n%s", old, err, out)
 	}
-	base := copyTree(t, "testdata/mod")
-	head := copyTree(t, "testdata/mod")
+	base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
+	head := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 	setGoLine(t, base, "go 1.26")
 	setGoLine(t, head, "go "+strings.TrimPrefix(local, "go"))
 	bin := t.TempDir()
@@ -139,12 +122,12 @@ func TestPrepareToolchainErrors(t *testing.T) {
 		{"local", "local", "requires go >= 1.99", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			base := copyTree(t, "testdata/mod")
-			head := copyTree(t, "testdata/mod")
+			base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
+			head := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 			setGoLine(t, head, "go 1.99.0")
 			bin := t.TempDir()
 			_, err := Prepare(context.Background(), Side{"base", base}, Side{"head", head},
-				Options{Count: 1, BinDir: bin, Env: envWith("GOTOOLCHAIN="+tc.toolchain, "GOPROXY=off")})
+				Options{Count: 1, BinDir: bin, Env: testenv.EnvWith("GOTOOLCHAIN="+tc.toolchain, "GOPROXY=off")})
 			var be *BuildError
 			if err == nil || errors.As(err, &be) || !strings.Contains(err.Error(), "head side") || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one naming the head side and %q", err, tc.want)

@@ -95,3 +95,46 @@ func WriteFiles(t testing.TB, dir string, files map[string]string) {
 		}
 	}
 }
+
+// CopyTree copies the files below src into dst (made as needed), readable
+// by every user, and returns dst.
+func CopyTree(t testing.TB, src, dst string) string {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// EnvWith is this process's environment with the given NAME=value
+// settings replacing any of the same name.
+func EnvWith(kv ...string) []string {
+	var env []string
+	for _, e := range os.Environ() {
+		name, _, _ := strings.Cut(e, "=")
+		keep := true
+		for _, s := range kv {
+			if strings.HasPrefix(s, name+"=") {
+				keep = false
+			}
+		}
+		if keep {
+			env = append(env, e)
+		}
+	}
+	return append(env, kv...)
+}
