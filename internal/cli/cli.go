@@ -44,9 +44,8 @@ type Env struct {
 }
 
 type app struct {
-	env   Env
-	cfg   *config.Config // as the user gave it: never edited
-	looks []int          // planned looks of an adaptive run (--max-time)
+	env Env
+	cfg *config.Config // as the user gave it: never edited
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -153,6 +152,7 @@ func (a *app) verdict(in [2]stats.Input, failures []gate.Failure) (*gate.Verdict
 	}
 	set.Estimator = a.cfg.Estimator
 	p := a.policy()
+	p.Looks = set.Looks
 	cmps := stats.CompareAlpha(set, 0.95, p.Alpha)
 	a.laneDefault(&p, cmps)
 	v := gate.Judge(cmps, failures, p)
@@ -196,7 +196,6 @@ func (a *app) policy() gate.Policy {
 	p := gate.DefaultPolicy()
 	p.Threshold, p.Alpha, p.Correction = a.cfg.Threshold, a.cfg.Alpha, a.cfg.Correction
 	p.InstructionThreshold = a.cfg.InstructionsThreshold
-	p.Looks = a.looks
 	p.Test = a.cfg.Test
 	p.FailOn = map[gate.Kind]bool{}
 	p.FailOnFailure, p.FailOnRemoved = false, false

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -263,10 +264,18 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 			m++
 		}
 	}
-	a.looks = gate.PlanAdaptive(maxRounds, m, a.policy())
+	looks := gate.PlanAdaptive(maxRounds, m, a.policy())
 	if !a.cfg.Quiet {
 		fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
-			a.cfg.MaxTime, round.Round(time.Millisecond), maxRounds, a.looks)
+			a.cfg.MaxTime, round.Round(time.Millisecond), maxRounds, looks)
+	}
+	// The looks go into the raw files, so that whoever judges them (this
+	// run, an interim look, benchgate compare later) pays for them.
+	line := "looks: " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(looks)), ","), "[]") + "\n"
+	for _, f := range []*os.File{bf, hf} {
+		if _, err := io.WriteString(f, line); err != nil {
+			return "", err
+		}
 	}
 	active := sess.Units()
 	decidedAt := map[int]int{}
@@ -293,7 +302,7 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 			break
 		}
 	}
-	note := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, looks after rounds %v; ", a.cfg.MaxTime, r, maxRounds, time.Since(start).Round(time.Second), a.looks)
+	note := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, looks after rounds %v; ", a.cfg.MaxTime, r, maxRounds, time.Since(start).Round(time.Second), looks)
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(decidedAt)) {
 		parts = append(parts, fmt.Sprintf("%d after round %d", decidedAt[k], k))
@@ -323,6 +332,7 @@ func (a *app) lookFiles(base, head string) (map[string]gate.Decision, error) {
 	}
 	set.Estimator = a.cfg.Estimator
 	p := a.policy()
+	p.Looks = set.Looks
 	out := map[string]gate.Decision{}
 	for k, d := range gate.Look(stats.CompareAlpha(set, 0.95, p.Alpha), p) {
 		out[k.Package+"."+k.Name] = d

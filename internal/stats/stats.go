@@ -13,6 +13,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -76,6 +77,11 @@ type Set struct {
 	// benchgate run --runs); "" is [Median]. Load leaves it empty; set
 	// it before comparing.
 	Estimator Estimator
+	// Looks are the rounds after which an adaptive run (benchgate run
+	// --max-time) looked at its results and could have stopped, from the
+	// streams' "looks: 5,10,20" configuration line; nil for a run of
+	// fixed length. The p-values must pay for them (gate.Policy.Looks).
+	Looks []int
 }
 
 // Load reads the base and head streams into a Set. See the package
@@ -88,7 +94,7 @@ func Load(base, head Input) (*Set, error) {
 	seen := make(map[Key]bool)
 	r := new(benchfmt.Reader)
 	var errs []error
-	for _, side := range []struct {
+	for i, side := range []struct {
 		in  Input
 		obs map[Key][]Obs
 	}{{base, s.Base}, {head, s.Head}} {
@@ -102,6 +108,8 @@ func Load(base, head Input) (*Set, error) {
 		}
 		r.Reset(side.in.R, name)
 		results := 0
+		var looks []int
+		looksSeen := false
 		for r.Scan() {
 			switch rec := r.Result().(type) {
 			case *benchfmt.Result:
@@ -111,6 +119,13 @@ func Load(base, head Input) (*Set, error) {
 					continue
 				}
 				results++
+				if !looksSeen {
+					looksSeen = true
+					if looks, err = looksOf(rec); err != nil {
+						errs = append(errs, err)
+						continue
+					}
+				}
 				for _, v := range rec.Values {
 					if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
 						file, line := rec.Pos()
@@ -138,12 +153,36 @@ func Load(base, head Input) (*Set, error) {
 		if results == 0 {
 			errs = append(errs, fmt.Errorf("%s: no benchmark results", name))
 		}
+		if i == 0 {
+			s.Looks = looks
+		} else if !slices.Equal(s.Looks, looks) {
+			errs = append(errs, fmt.Errorf("%s: looks %v differ from base's %v: the two files come from different runs", name, looks, s.Looks))
+		}
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	s.Units = r.Units()
 	return s, nil
+}
+
+// looksOf returns the "looks" configuration value of res: ascending
+// round numbers separated by commas, or nil without one.
+func looksOf(res *benchfmt.Result) ([]int, error) {
+	v := res.GetConfig("looks")
+	if v == "" {
+		return nil, nil
+	}
+	var looks []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || (len(looks) > 0 && n <= looks[len(looks)-1]) {
+			file, line := res.Pos()
+			return nil, fmt.Errorf("%s:%d: looks %q: want ascending round numbers such as 5,10,20", file, line, v)
+		}
+		looks = append(looks, n)
+	}
+	return looks, nil
 }
 
 // roundOf returns the "round" configuration value of res, or -1.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,6 +116,16 @@ func TestLoadErrors(t *testing.T) {
 		base: strings.NewReader("round: 1\nBenchmarkA 10 1 ns/op\nround: x\nBenchmarkA 10 1 ns/op\nround: -2\nBenchmarkA 10 1 ns/op\n"),
 		head: strings.NewReader(good),
 		want: []string{`base.txt:4: round "x" is not a non-negative integer`, `base.txt:6: round "-2" is not a non-negative integer`},
+	}, {
+		name: "bad looks",
+		base: strings.NewReader("looks: 5,3\nBenchmarkA 10 1 ns/op\n"),
+		head: strings.NewReader("looks: 5,x\nBenchmarkA 10 1 ns/op\n"),
+		want: []string{`base.txt:2: looks "5,3": want ascending round numbers such as 5,10,20`, `head.txt:2: looks "5,x": want ascending round numbers such as 5,10,20`},
+	}, {
+		name: "looks of different runs",
+		base: strings.NewReader("looks: 5,10\nBenchmarkA 10 1 ns/op\n"),
+		head: strings.NewReader(good),
+		want: []string{"head.txt: looks [] differ from base's [5 10]: the two files come from different runs"},
 	}, {
 		name: "read error is wrapped",
 		base: strings.NewReader(good),
@@ -414,5 +425,19 @@ func TestKeyString(t *testing.T) {
 		if got := tt.k.String(); got != tt.want {
 			t.Errorf("%#v.String() = %q, want %q", tt.k, got, tt.want)
 		}
+	}
+}
+
+// TestLoadLooks reads an adaptive run's looks from its files.
+func TestLoadLooks(t *testing.T) {
+	s := load(t, "looks: 6,12,24\nround: 1\nBenchmarkA 10 1 ns/op\n", "looks: 6,12,24\nround: 1\nBenchmarkA 10 2 ns/op\n")
+	if !slices.Equal(s.Looks, []int{6, 12, 24}) {
+		t.Errorf("Looks = %v, want [6 12 24]", s.Looks)
+	}
+	if len(s.Keys) != 1 {
+		t.Errorf("the looks line split the benchmark: keys %v", s.Keys)
+	}
+	if s := load(t, "BenchmarkA 10 1 ns/op\n", "BenchmarkA 10 1 ns/op\n"); s.Looks != nil {
+		t.Errorf("a fixed-length run has looks %v", s.Looks)
 	}
 }
