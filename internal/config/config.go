@@ -72,6 +72,16 @@ type Config struct {
 	// FailOnSet says --fail-on (or the input) was given: the default
 	// adds instructions when the instruction lane is measured.
 	FailOnSet bool
+	// Given holds the flags (by name) or inputs given explicitly: they
+	// override the policy file's top level (docs/policy.md).
+	Given map[string]bool
+
+	// Policy is the policy file, relative to the module's directory and
+	// read from the base commit (run), or from the file system (compare,
+	// merge); "none" for no policy. Accepts are the --accept patterns:
+	// regressions accepted on purpose, like a Benchgate-Accept trailer.
+	Policy  string
+	Accepts []string
 	// Measure lists the lanes measured: "time" (time/op and allocations
 	// in interleaved rounds), "instructions" (instructions/op under
 	// Valgrind); InstructionsThreshold is the instructions/op threshold.
@@ -85,6 +95,14 @@ type Config struct {
 
 	// The two files (compare).
 	Files [2]string
+}
+
+// given records that the flag or input name was given explicitly.
+func (c *Config) given(name string) {
+	if c.Given == nil {
+		c.Given = map[string]bool{}
+	}
+	c.Given[name] = true
 }
 
 // UsageError is bad input from the user: exit status 2.
@@ -187,6 +205,7 @@ func Defaults() Config {
 		Rev:        "HEAD",
 		FailOn:     []FailKind{FailTime, FailAllocs, FailBytes, FailFailure},
 		Measure:    []string{LaneTime},
+		Policy:     ".benchgate.yml",
 
 		InstructionsThreshold: 0.01,
 	}
@@ -240,6 +259,9 @@ func Parse(args []string) (*Config, error) {
 		return nil, usagef("--bench: invalid regular expression %q: %v", c.Bench, err)
 	}
 	_, c.FailOnSet = raw["fail-on"]
+	for name := range raw {
+		c.given(name)
+	}
 	if msg := c.measureConflict(); msg != "" {
 		return nil, usagef("%s", msg)
 	}

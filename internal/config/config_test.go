@@ -28,6 +28,7 @@ func TestParseGood(t *testing.T) {
 	want.FailOn, want.FailOnSet = []FailKind{"time", "allocs"}, true
 	want.Seed, want.SeedSet = 42, true
 	want.Runs, want.Estimator = 1, "min"
+	want.Given = map[string]bool{"alpha": true, "base": true, "benchtime": true, "count": true, "cpu": true, "estimator": true, "fail-on": true, "runs": true, "seed": true, "threshold": true}
 	if diff := cmp.Diff(&want, c); diff != "" {
 		t.Errorf("Parse (-want +got):\n%s", diff)
 	}

@@ -47,6 +47,14 @@ var Flags = []Flag{
 	{"instructions-threshold", "PCT", "smallest instructions/op change that counts, e.g. 1%", "1%", "instructions-threshold", func(c *Config, s string) error { return threshold(s, &c.InstructionsThreshold) }},
 	{"alpha", "P", "significance level of the time/op test, in (0, 1)", "0.01", "alpha", func(c *Config, s string) error { return alpha(s, &c.Alpha) }},
 	{"fail-on", "LIST", "findings that fail the gate: time,allocs,bytes,instructions,failure,removed,inconclusive,scaling, or none; the default adds instructions when that lane is measured", "time,allocs,bytes,failure", "fail-on", func(c *Config, s string) error { return failOn(s, &c.FailOn) }},
+	{"policy", "FILE", `the per-benchmark policy file (thresholds, allowances, ignored and required benchmarks), relative to the module's directory; run reads it from the base commit; "none" for none`, ".benchgate.yml", "policy", func(c *Config, s string) error { c.Policy = s; return nil }},
+	{"accept", "REGEX", "accept regressions of the benchmarks matching REGEX on purpose, like a Benchgate-Accept trailer in head's commit message: reported, not gated (repeatable)", "", "", func(c *Config, s string) error {
+		if err := checkRegexp(s); err != nil || s == "" {
+			return errors.New("want a regular expression over import/path.Name")
+		}
+		c.Accepts = append(c.Accepts, s)
+		return nil
+	}},
 	{"correction", "C", "suite-wide error control over all time/op tests: holm, bh or none", "holm", "correction", func(c *Config, s string) error { return correction(s, &c.Correction) }},
 	{"test", "T", "the time/op test: auto (the paired test when the rounds can reach alpha, else benchstat's U test on per-round values), paired or utest", "auto", "test", func(c *Config, s string) error { return timeTest(s, &c.Test) }},
 	{"confirm", "", "re-run the benchmarks flagged as time regressions to confirm them (--confirm=false fails without)", "true", "confirm", boolSetter(func(c *Config, b bool) { c.Confirm = b })},

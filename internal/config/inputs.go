@@ -25,6 +25,9 @@ type Action struct {
 	AllowPrivilegedEvents bool
 	Mode                  string // gate, calibrate or merge
 	PRNumber              int    // comment on this pull request (a workflow_run job); 0: from the event
+	// AcceptLabel is a pull request label that accepts every regression
+	// on purpose ("" for none): reported, not gated.
+	AcceptLabel string
 }
 
 // Input is one action input: its name in action.yml and its default there.
@@ -42,10 +45,10 @@ var Inputs = []Input{
 	{"runs", "5"},
 	{"estimator", "median"},
 	{"cpu", ""},
-	{"threshold", "5%"},
-	{"instructions-threshold", "1%"},
+	{"threshold", ""},
+	{"instructions-threshold", ""},
 	{"measure", "time"},
-	{"alpha", "0.01"},
+	{"alpha", ""},
 	{"base", ""},
 	{"head", ""},
 	{"working-directory", "."},
@@ -53,7 +56,7 @@ var Inputs = []Input{
 	{"comment", "always"},
 	{"comment-key", "benchgate"},
 	{"comment-author", ""},
-	{"fail-on", "time,allocs,bytes,failure"},
+	{"fail-on", ""},
 	{"allow-privileged-events", "false"},
 	{"allow-pull-request-target", "false"}, // the old name of allow-privileged-events
 	{"timeout", "10m"},
@@ -70,7 +73,14 @@ var Inputs = []Input{
 	{"shard", ""},
 	{"merge", ""},
 	{"pr-number", ""},
+	{"policy", ".benchgate.yml"},
+	{"accept-label", ""},
 }
+
+// policySettable are the inputs (and flags) that the policy file's top
+// level may set: action.yml gives them no default, so that an input left
+// out does not override the file.
+var policySettable = map[string]bool{"threshold": true, "instructions-threshold": true, "alpha": true, "fail-on": true}
 
 // InputEnv is the environment variable the runner sets for input name:
 // upper case, spaces to underscores, hyphens kept.
@@ -92,8 +102,14 @@ func FromInputs(getenv func(string) string) (*Config, *Action, error) {
 		if v == "" {
 			v, ok = in.Default, false
 		}
+		if ok {
+			c.given(in.Name)
+		}
 		if in.Name == "fail-on" {
 			c.FailOnSet = ok
+		}
+		if v == "" && policySettable[in.Name] {
+			continue // the policy file's top level, or benchgate's default
 		}
 		if err := setInput(&c, act, in.Name, v); err != nil {
 			return nil, nil, usagef("input %s: %q: %v", in.Name, v, err)
@@ -166,6 +182,10 @@ func setInput(c *Config, a *Action, name, v string) error {
 		}
 	case "fail-on":
 		err = failOn(v, &c.FailOn)
+	case "policy":
+		c.Policy = v
+	case "accept-label":
+		a.AcceptLabel = v
 	case "allow-privileged-events", "allow-pull-request-target":
 		allow, err := strconv.ParseBool(v)
 		if err != nil {

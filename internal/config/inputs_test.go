@@ -174,3 +174,22 @@ func TestFromInputsMeasure(t *testing.T) {
 		t.Errorf("measure instructions with max-time: %v", err)
 	}
 }
+
+// TestInputsGiven tells an input the workflow set from one left out, so
+// that only the first overrides the policy file's top level.
+func TestInputsGiven(t *testing.T) {
+	env := map[string]string{"INPUT_THRESHOLD": "7%", "INPUT_ALPHA": "", "INPUT_POLICY": "ci/bench.yml", "INPUT_ACCEPT-LABEL": "slower-on-purpose"}
+	c, a, err := FromInputs(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Given["threshold"] || c.Threshold != 0.07 {
+		t.Errorf("threshold 7%%: given %v, %v", c.Given["threshold"], c.Threshold)
+	}
+	if c.Given["alpha"] || c.Alpha != 0.01 || c.Given["fail-on"] || c.FailOnSet {
+		t.Errorf("alpha and fail-on left out: given %v %v, alpha %v", c.Given["alpha"], c.Given["fail-on"], c.Alpha)
+	}
+	if c.Policy != "ci/bench.yml" || a.AcceptLabel != "slower-on-purpose" {
+		t.Errorf("policy %q, accept-label %q", c.Policy, a.AcceptLabel)
+	}
+}

@@ -24,12 +24,13 @@ const PromisingP = 0.05
 func Promising(v Verdict) []stats.Key {
 	p := v.Policy
 	level := math.Max(PromisingP, p.Alpha)
-	half := p.Threshold / 2
 	var out []stats.Key
 	for _, r := range v.Results {
 		if r.Kind != Time || r.Base == nil || r.Head == nil || r.Status == Failed || r.Test == "" || r.P == nil || r.Delta == nil {
 			continue
 		}
+		rp, _ := p.row(r.Package, r.Name)
+		half := rp.Threshold / 2
 		d := *r.Delta
 		if *r.P < level && (d >= half-thresholdSlack || d <= ImprovementThreshold(half)+thresholdSlack) {
 			out = append(out, r.Key)
@@ -245,7 +246,7 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 		scr := v.Results[i]
 		nr := d.r
 		nr.PAdjusted = ptr(adj[j])
-		lp := p
+		lp, _ := p.row(nr.Package, nr.Name)
 		lp.Looks, lp.ConfirmRounds = d.looks, 0
 		decide(&nr, m, lp)
 		assess(&nr, d.u, m, lp, nil)
@@ -262,6 +263,7 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 		case scr.Status == Regression || scr.Status == Improvement:
 			nr.Confirmed = ptr(false)
 		}
+		nr.Rule = scr.Rule
 		v.Results[i] = nr
 	}
 
@@ -284,6 +286,7 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 		}
 	}
 	v.Confirmed = true
+	accept(&v)
 	v.Pass = pass(v)
 	return v
 }

@@ -57,6 +57,12 @@ const (
 	// ReasonEquivalent: a sequential look found the change's 1−2α
 	// interval (Interval) inside ±Threshold after Rounds rounds.
 	ReasonEquivalent ReasonCode = "equivalent"
+	// ReasonIgnored: a policy rule ignores the benchmark (status ignored).
+	ReasonIgnored ReasonCode = "ignored"
+	// ReasonWithinAllowance: an allocation row whose increase (Base to
+	// Head) the policy's max-increase, Allowance, accepts (status
+	// unchanged).
+	ReasonWithinAllowance ReasonCode = "within-allowance"
 )
 
 // The reasons of a [Scaling].
@@ -129,6 +135,9 @@ type Reason struct {
 	// Side is the side without a count (ReasonUnavailable: SideBase,
 	// SideHead, or "" for both); Detail the instruction lane's account.
 	Side, Detail string
+	// Allowance is the policy's max-increase that accepted the change
+	// (ReasonWithinAllowance): "1" (allocs/op, B/op) or "5%".
+	Allowance string
 }
 
 // ScalingReason is why a [Scaling] is judged as it is.
@@ -177,6 +186,10 @@ const (
 	// WarnScalingWorse: the parallel scaling of Benchmarks got worse by at
 	// least Threshold; Gated when that fails the gate.
 	WarnScalingWorse WarningCode = "scaling-worse"
+	// WarnRequiredMissing: the policy file's required rule at Source
+	// (pattern Detail) matches no benchmark on head; Gated: it fails the
+	// gate.
+	WarnRequiredMissing WarningCode = "required-missing"
 	// WarnCountTooLow: before measuring, Count rounds cannot let the paired
 	// test reach Alpha for Family benchmarks under Correction (smallest
 	// possible adjusted p MinP); UTest says whether the U test can judge
@@ -214,4 +227,7 @@ type Warning struct {
 	Correction           Correction
 	UTest                bool
 	Detail               string
+	// Source is where a policy rule is ("FILE:LINE",
+	// WarnRequiredMissing; Detail is its pattern).
+	Source string
 }

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/stats"
 )
 
@@ -37,6 +38,9 @@ const (
 	// Inconclusive: a time row that no test could judge at Alpha with this
 	// many rounds and benchmarks (see "Feasibility").
 	Inconclusive Status = "inconclusive"
+	// Ignored: a benchmark a policy rule ignores (ignore: true): not run,
+	// or not judged when the input has it; never gated.
+	Ignored Status = "ignored"
 )
 
 // Kind classifies a unit by how it is judged.
@@ -128,6 +132,26 @@ type Policy struct {
 	// pooled test's. The screen's own p-values and statuses are computed
 	// as without it.
 	ConfirmRounds int
+
+	// File is the per-benchmark policy (.benchgate.yml from the base
+	// commit; nil for none): each row gets its rule's settings on top of
+	// the ones above, which the caller resolved from the file's top level
+	// and the flags (see rules.go). AllocsLimit and BytesLimit are the
+	// allocs/op and B/op increases accepted (the zero Limit: none); a
+	// row's rule replaces them.
+	File                    *policy.Policy
+	AllocsLimit, BytesLimit policy.Limit
+	// Accepts are the regressions accepted on purpose (Benchgate-Accept
+	// trailers, a label): matching regressions stay regressions, with
+	// Result.Accepted set, not gated.
+	Accepts []policy.Accept
+	// Ignored lists the benchmarks that were not run because a rule
+	// ignores them: each gets a row with status Ignored.
+	Ignored []Bench
+	// Partial says the input holds part of the suite (one shard of
+	// several): required rules are not checked for benchmarks that match
+	// nothing, the merge does that.
+	Partial bool
 }
 
 // DefaultPolicy returns the default policy: a 5% threshold at α = 0.01
@@ -255,6 +279,11 @@ type Result struct {
 	Confirmed    *bool
 	Confirmation *Result
 	Unconfirmed  bool
+	// Rule is the policy file's rule the row fell under; nil for none.
+	Rule *RuleRef
+	// Accepted is set on a regression accepted on purpose
+	// (Policy.Accepts); such a row is not gated.
+	Accepted *Acceptance
 }
 
 // Fails reports whether the row fails the gate.
@@ -326,6 +355,11 @@ func pass(v Verdict) bool {
 			return false
 		}
 	}
+	for _, w := range v.Warnings {
+		if w.Code == WarnRequiredMissing && w.Gated {
+			return false
+		}
+	}
 	if v.Policy.FailOnScaling && len(v.ScalingWorse()) > 0 {
 		return false
 	}
@@ -358,21 +392,33 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 	}
 	var family []int
 	for _, c := range cmps {
+		rp, rule := p.row(c.Package, c.Name)
+		ref := p.ruleRef(rule)
+		if rule.Ignore {
+			v.Results = append(v.Results, ignoredRow(c, ref))
+			continue
+		}
 		if f, ok := laneFailure(lane, c.Key); ok {
-			v.Results = append(v.Results, unavailableRow(c, f))
+			r := unavailableRow(c, f)
+			r.Rule = ref
+			v.Results = append(v.Results, r)
 			continue
 		}
 		f, failed := matchFailure(rest, c.Key)
 		if failed {
-			r := Result{Comparison: c, Kind: KindOf(c.Unit), Status: Failed, Delta: c.Delta, Reason: Reason{Code: ReasonFailedBase}}
+			r := Result{Comparison: c, Kind: KindOf(c.Unit), Status: Failed, Delta: c.Delta, Reason: Reason{Code: ReasonFailedBase}, Rule: ref}
 			if f.Side == SideHead {
-				r.Gated = p.FailOnFailure
+				r.Gated = rp.FailOnFailure || rule.Required
 				r.Reason.Code = ReasonFailedHead
 			}
 			v.Results = append(v.Results, r)
 			continue
 		}
-		r := judge(c, p, w)
+		r := judge(c, rp, w)
+		r.Rule = ref
+		if r.Status == Removed && rule.Required {
+			r.Gated = true
+		}
 		if r.Kind == Time {
 			r.Suspect = suspectTime(c, allocs)
 			if c.Base != nil && c.Head != nil {
@@ -384,11 +430,21 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		}
 		v.Results = append(v.Results, r)
 	}
+	for _, b := range p.Ignored {
+		c := stats.Comparison{Key: stats.Key{Package: b.Package, Name: b.Name, Unit: "sec/op"}}
+		if slices.ContainsFunc(cmps, func(x stats.Comparison) bool { return x.Key == c.Key }) {
+			continue // judged again (a confirmation's screen)
+		}
+		_, rule := p.row(b.Package, b.Name)
+		v.Results = append(v.Results, ignoredRow(c, p.ruleRef(rule)))
+	}
 	judgeTime(&v, family, p, w)
 	v.Family = len(family)
 	v.Scaling = judgeScaling(v.Results, p)
 	v.Warnings = append(w.list(p), scalingWarnings(v.Scaling, p)...)
 	finishInstructions(&v, lane, w)
+	v.Warnings = append(v.Warnings, missingRequired(&v)...)
+	accept(&v)
 	v.Pass = pass(v)
 	return v
 }
@@ -444,6 +500,8 @@ func judgeExact(r *Result, p Policy, w *warnings) {
 		br, hr := rangeOf(b), rangeOf(h)
 		r.Reason = Reason{Base: &br, Head: &hr, BaseN: b.N, HeadN: h.N}
 		switch {
+		case h.Min > b.Min && p.limit(r.Kind).Allows(b.Min, h.Min):
+			allowed(r, p)
 		case h.Min > b.Min:
 			r.Status, r.Reason.Code = Regression, ReasonExactChange
 		case h.Min < b.Min:
@@ -459,6 +517,8 @@ func judgeExact(r *Result, p Policy, w *warnings) {
 	r.Reason = Reason{Base: &br, Head: &hr, BaseN: len(bv), HeadN: len(hv)}
 	chance := MinP(len(bv), len(hv)) * float64(max(1, w.varyingAllocs))
 	switch {
+	case br.Max < hr.Min && chance < p.Alpha && p.limit(r.Kind).Allows(medianOf(bv), medianOf(hv)):
+		allowed(r, p)
 	case br.Max < hr.Min && chance < p.Alpha:
 		r.Status, r.Reason.Code = Regression, ReasonSeparated
 	case hr.Max < br.Min && chance < p.Alpha:
@@ -467,6 +527,13 @@ func judgeExact(r *Result, p Policy, w *warnings) {
 		r.Status, r.Reason.Code = Unstable, ReasonVaries
 		w.unstable[r.Unit] = append(w.unstable[r.Unit], Bench{r.Package, r.Name})
 	}
+}
+
+// allowed makes an allocation row whose increase the policy accepts
+// (Policy.AllocsLimit, BytesLimit) unchanged, saying so.
+func allowed(r *Result, p Policy) {
+	l := p.limit(r.Kind)
+	r.Status, r.Reason.Code, r.Reason.Allowance = Unchanged, ReasonWithinAllowance, l.String()
 }
 
 // allocValues are the values an allocation row compares: the rounds'
@@ -727,12 +794,13 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 		if r.P != nil {
 			r.PAdjusted = ptr(adj[j])
 		}
+		rp, _ := p.row(r.Package, r.Name)
 		if r.Status == Inconclusive {
-			inconclusive(r, m, p, w)
+			inconclusive(r, m, rp, w)
 			continue
 		}
-		decide(r, m, p)
-		assess(r, us[j], m, p, w)
+		decide(r, m, rp)
+		assess(r, us[j], m, rp, w)
 	}
 	if m > 0 {
 		if paired {

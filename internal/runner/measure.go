@@ -164,6 +164,10 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 				if r.filter.patternFor(n) == "" {
 					continue
 				}
+				if r.o.Ignore != nil && r.o.Ignore(p, n) {
+					r.ignore(p, n)
+					continue
+				}
 				e, seen := tops[n]
 				if !seen {
 					topOrder = append(topOrder, n)
@@ -219,11 +223,24 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 	var list []Unit
 	for _, k := range order {
 		u := units[k]
+		if r.o.Ignore != nil && r.o.Ignore(u.Package, u.Name) {
+			r.ignore(u.Package, u.Name)
+			continue
+		}
 		u.Cost = time.Duration(perOp[k] * float64(u.RoundN) * 1e9)
 		u.Runs, u.N = splitRound(u.RoundN, u.Cost, r.o.Runs, r.o.minRunTime)
 		list = append(list, *u)
 	}
 	return list, nil
+}
+
+// ignore records that Options.Ignore dropped the benchmark (once, whatever
+// the number of sides or -cpu values).
+func (r *run) ignore(pkg, name string) {
+	ig := Ignored{Package: pkg, Name: name}
+	if !slices.Contains(r.res.Ignored, ig) {
+		r.res.Ignored = append(r.res.Ignored, ig)
+	}
 }
 
 // splitRound splits a round's work of total iterations taking cost into

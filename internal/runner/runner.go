@@ -72,6 +72,12 @@ type Options struct {
 	// Plan, if set, is told the units after calibration, before any
 	// counted run (to warn about a count that cannot reach alpha).
 	Plan func([]Unit)
+	// Ignore, if set, names the benchmarks not to run (a policy's ignore
+	// rules): it is asked with the import path and a benchmark's name
+	// ("BenchmarkX", "BenchmarkX/size=1k") for every top-level benchmark
+	// before its pilot run, and for every sub-benchmark the pilot finds
+	// (whose pilot thus ran once). Result.Ignored lists what it dropped.
+	Ignore func(pkg, name string) bool
 	// Pin runs each benchmark process on a fixed set of CPUs (Linux
 	// sched_setaffinity): the first -test.cpu CPUs the process may use.
 	Pin bool
@@ -80,6 +86,12 @@ type Options struct {
 	// run as it ends (tests).
 	minRunTime time.Duration
 	onRun      func(side, round int, u Unit, iters int)
+}
+
+// Ignored is a benchmark that Options.Ignore kept from running.
+type Ignored struct {
+	Package string // import path
+	Name    string // as printed, without GOMAXPROCS suffix: "BenchmarkX/size=10"
 }
 
 // DefaultRuns is the default of Options.Runs. The statistics audit
@@ -134,6 +146,9 @@ type Result struct {
 	Partial  bool // cancelled before all rounds ran
 	Seed     int64
 	Skipped  []string // packages without benchmarks, as "importpath: reason"
+	// Ignored lists the benchmarks Options.Ignore dropped, once each
+	// (top-level or sub-benchmark; no -GOMAXPROCS suffix), in order.
+	Ignored []Ignored
 	Elapsed  time.Duration
 	RunTime  time.Duration // sum of the counted benchmark processes' wall times
 	// ProcessTime is the sum of the wall times of every benchmark process
