@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -155,6 +157,12 @@ func (a *app) action(ctx context.Context) int {
 	j := job{
 		base: rev{baseSHA, shortRef(target.Base)}, head: rev{headSHA, shortRef(target.Head)},
 		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
+		// The trailers of the commit the pull request proposes, not of
+		// GitHub's test merge commit.
+		acceptFrom: cmp.Or(target.HeadSHA, headSHA),
+	}
+	if act.AcceptLabel != "" && slices.Contains(target.Labels, act.AcceptLabel) {
+		j.acceptLabel = act.AcceptLabel
 	}
 	if target.BaseFromMergeParent {
 		j.base.Label = short(target.MergeCommit) + "^1"

@@ -137,21 +137,26 @@ func (a *app) compare() int {
 		in[i] = stats.Input{Name: name, R: f}
 	}
 	meta := report.Meta{RawBase: a.cfg.Files[0], RawHead: a.cfg.Files[1], BaseRef: a.cfg.Files[0], HeadRef: a.cfg.Files[1]}
-	v, err := a.verdict(in, nil)
+	r, err := a.fileRules()
+	if err != nil {
+		return a.errorf(ExitUsage, "%v", err)
+	}
+	v, err := a.verdict(in, nil, r)
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", oneLine(err))
 	}
+	meta.Policy = policyMeta(r, *v)
 	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
 }
 
 // verdict runs statistics and the gate on two benchfmt inputs.
-func (a *app) verdict(in [2]stats.Input, failures []gate.Failure) (*gate.Verdict, error) {
+func (a *app) verdict(in [2]stats.Input, failures []gate.Failure, r *rules) (*gate.Verdict, error) {
 	set, err := stats.Load(in[0], in[1])
 	if err != nil {
 		return nil, err
 	}
 	set.Estimator = a.cfg.Estimator
-	p := a.policy()
+	p := a.policy(r)
 	p.Looks = set.Looks
 	cmps := stats.CompareAlpha(set, 0.95, p.Alpha)
 	a.laneDefault(&p, cmps)
@@ -192,34 +197,16 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 	return o
 }
 
-func (a *app) policy() gate.Policy {
+// policy is the gate's policy: the flags, then the rules (nil: none).
+func (a *app) policy(r *rules) gate.Policy {
 	p := gate.DefaultPolicy()
 	p.Threshold, p.Alpha, p.Correction = a.cfg.Threshold, a.cfg.Alpha, a.cfg.Correction
 	p.InstructionThreshold = a.cfg.InstructionsThreshold
 	p.Test = a.cfg.Test
-	p.FailOn = map[gate.Kind]bool{}
-	p.FailOnFailure, p.FailOnRemoved = false, false
-	for _, k := range a.cfg.FailOn {
-		switch k {
-		case config.FailTime:
-			p.FailOn[gate.Time] = true
-		case config.FailAllocs:
-			p.FailOn[gate.Allocs] = true
-		case config.FailBytes:
-			p.FailOn[gate.Bytes] = true
-		case config.FailInstructions:
-			p.FailOn[gate.Instructions] = true
-		case config.FailFailure:
-			p.FailOnFailure = true
-		case config.FailRemoved:
-			p.FailOnRemoved = true
-		case config.FailInconclusive:
-			p.FailOnInconclusive = true
-		case config.FailScaling:
-			p.FailOnScaling = true
-		}
-	}
+	p.SetFailOn(failOnWords(a.cfg.FailOn))
 	a.laneDefault(&p, nil)
+	a.apply(&p, r)
+	p.Partial = a.cfg.Shard.Count > 1
 	return p
 }
 
@@ -300,7 +287,8 @@ func (a *app) run(ctx context.Context, dir string) outcome {
 	return a.measure(ctx, repo, job{
 		base: rev{baseSHA, a.cfg.Base}, head: rev{headSHA, a.cfg.Head},
 		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm,
-		dest: dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
+		dest:       dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
+		acceptFrom: headSHA,
 	})
 }
 

@@ -101,12 +101,12 @@ func laneNote(res *runner.InstructionResult, before time.Duration, only bool) st
 // laneVerdict judges the raw files; when the lane alone ran and counted
 // nothing, there is nothing to read, and the failures alone are judged
 // (every benchmark an unavailable row).
-func (a *app) laneVerdict(l laneResult, base, head string, failures []gate.Failure) (*gate.Verdict, error) {
+func (a *app) laneVerdict(l laneResult, base, head string, failures []gate.Failure, r *rules) (*gate.Verdict, error) {
 	if l.empty() {
-		v := gate.Judge(nil, failures, a.policy())
+		v := gate.Judge(nil, failures, a.policy(r))
 		return &v, nil
 	}
-	return a.verdictFiles(base, head, failures)
+	return a.verdictFiles(base, head, failures, r)
 }
 
 // laneDefault puts instructions into the gated kinds when --fail-on was
@@ -114,7 +114,7 @@ func (a *app) laneVerdict(l laneResult, base, head string, failures []gate.Failu
 // merge, when the results hold its rows): a --fail-on list without it
 // only reports them.
 func (a *app) laneDefault(p *gate.Policy, cmps []stats.Comparison) {
-	if a.cfg.FailOnSet {
+	if a.cfg.FailOnSet || p.File != nil && p.File.FailOn.Set {
 		return
 	}
 	measured := a.cfg.Measures(config.LaneInstructions)

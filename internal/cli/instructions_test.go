@@ -33,7 +33,7 @@ func TestLanePolicy(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		a := &app{cfg: cfg}
-		p := a.policy()
+		p := a.policy(nil)
 		a.laneDefault(&p, tc.cmps)
 		if p.FailOn[gate.Instructions] != tc.gated || p.InstructionThreshold != 0.005 {
 			t.Errorf("%s: instructions gated %v, threshold %v; want %v, 0.005", tc.name, p.FailOn[gate.Instructions], p.InstructionThreshold, tc.gated)

@@ -21,6 +21,12 @@ type job struct {
 	confirm    bool   // re-run flagged time regressions
 	prHead     string // the pull request's head commit, recorded in a shard manifest
 	dest       dest
+	// acceptFrom is the commit whose Benchgate-Accept trailers accept
+	// regressions (the pull request's head, not a test merge commit);
+	// acceptLabel the accept label when the pull request carries it.
+	acceptFrom, acceptLabel string
+	// rules is the per-benchmark policy, read once the worktrees exist.
+	rules *rules
 }
 
 // dest says where a judgement's reports go besides standard output.

@@ -49,6 +49,17 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		}
 	}
 
+	// The policy is the user's input: read (and refused) before the long
+	// work starts.
+	rl, err := a.runRules(ctx, repo, trees, j)
+	if err != nil {
+		return a.failf(ExitUsage, "%v", err)
+	}
+	j.rules = rl
+	for _, n := range rl.notes {
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", n)
+	}
+
 	sb, err := a.sandbox(tmp, []string{trees[0].Path(), trees[1].Path()})
 	if sb != nil {
 		defer sb.release()
@@ -69,6 +80,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		Count: a.cfg.Count, Benchtime: a.cfg.Benchtime, Seed: seed,
 	}
 	meta.Notes = append(meta.Notes, a.buildNotes(ctx, repo, baseSHA, headSHA)...)
+	meta.Notes = append(meta.Notes, rl.notes...)
 	packages := a.cfg.Packages
 	if a.cfg.Affected {
 		sel, err := a.affected(ctx, sb.Sandbox, repo, trees, baseSHA, headSHA)
@@ -81,7 +93,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		}
 		if !sel.All {
 			if len(sel.Packages) == 0 {
-				v := gate.Judge(nil, nil, a.policy())
+				v := gate.Judge(nil, nil, a.policy(j.rules))
 				return a.conclude(v, meta, j.dest)
 			}
 			packages = sel.Packages
@@ -135,6 +147,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		Credential: sb.Credential(),
 		LogDir:     logDir,
 		Progress:   a.progress(),
+		Ignore:     j.rules.ignore(),
 	}
 	opts.Plan = func(units []runner.Unit) {
 		if !a.timeLane(j) {
@@ -146,7 +159,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 				m++
 			}
 		}
-		if w, ok := gate.CountAdvice(a.cfg.Count, m, a.policy()); ok {
+		if w, ok := gate.CountAdvice(a.cfg.Count, m, a.policy(j.rules)); ok {
 			advice := report.WarningText(w)
 			meta.Notes = append(meta.Notes, advice)
 			if !a.cfg.Quiet {
@@ -181,7 +194,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	var res *runner.Result
 	if runErr == nil && a.cfg.MaxTime > 0 {
 		var note string
-		note, runErr = a.adaptive(ctx, sess, bf, hf, rawBase, rawHead)
+		note, runErr = a.adaptive(ctx, sess, bf, hf, rawBase, rawHead, j.rules)
 		meta.Notes = append(meta.Notes, note)
 		meta.Count = sess.Result().Rounds
 	} else if runErr == nil && a.timeLane(j) {
@@ -224,7 +237,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 			meta.Notes = append(meta.Notes, fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", a.cfg.Shard, len(manifest.Assigned), len(manifest.All)))
 		}
 		if len(manifest.Assigned) == 0 {
-			return a.conclude(gate.Judge(nil, nil, a.policy()), meta, j.dest)
+			return a.conclude(gate.Judge(nil, nil, a.policy(j.rules)), meta, j.dest)
 		}
 	}
 	for _, s := range res.Skipped {
@@ -232,18 +245,20 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	}
 	meta.Notes = append(meta.Notes, timingNote(res))
 	failures := gateFailures(res.Failures)
-	v, err := a.laneVerdict(lane, rawBase, rawHead, failures)
+	rl = j.rules.withIgnored(res.Ignored)
+	v, err := a.laneVerdict(lane, rawBase, rawHead, failures, rl)
 	if err != nil {
 		return a.failf(ExitTool, "%v", oneLine(err))
 	}
 	if j.confirm && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
-		if err := a.confirm(ctx, sess, v, out, seed, &meta); err != nil {
+		if err := a.confirm(ctx, sess, v, out, seed, &meta, rl); err != nil {
 			return a.failf(ExitTool, "confirmation: %v", oneLine(err))
 		}
 	}
 	if a.cfg.Explain && !j.dest.calibrate && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
 		a.explainPass(ctx, sess, *v, [2]string{trees[0].Dir(), trees[1].Dir()}, out, j.out != "", &meta)
 	}
+	meta.Policy = policyMeta(rl, *v)
 	return a.conclude(*v, meta, j.dest)
 }
 
@@ -253,7 +268,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 // the budget and the cost of one round (the warm-up), and every one is paid
 // for in the p-values (gate.Policy.Looks), so the false-positive rate stays
 // at alpha however early a benchmark stops.
-func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.File, rawBase, rawHead string) (string, error) {
+func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.File, rawBase, rawHead string, rl *rules) (string, error) {
 	start := time.Now()
 	budget := a.cfg.MaxTime - sess.Result().Elapsed
 	round := max(sess.Result().RoundTime, time.Millisecond)
@@ -264,7 +279,7 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 			m++
 		}
 	}
-	looks := gate.PlanAdaptive(maxRounds, m, a.policy())
+	looks := gate.PlanAdaptive(maxRounds, m, a.policy(rl))
 	if !a.cfg.Quiet {
 		fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
 			a.cfg.MaxTime, round.Round(time.Millisecond), maxRounds, looks)
@@ -285,7 +300,7 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 		if err := sess.Measure(ctx, active, r, 1, bf, hf); err != nil {
 			return fmt.Sprintf("adaptive: stopped in round %d", r), err
 		}
-		v, err := a.lookFiles(rawBase, rawHead)
+		v, err := a.lookFiles(rawBase, rawHead, rl)
 		if err != nil {
 			return "", err
 		}
@@ -320,7 +335,7 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 
 // lookFiles runs the interim analysis on the raw files so far and returns
 // the decided time benchmarks by unit ID (package + "." + name).
-func (a *app) lookFiles(base, head string) (map[string]gate.Decision, error) {
+func (a *app) lookFiles(base, head string, r *rules) (map[string]gate.Decision, error) {
 	in, closeAll, err := openInputs(base, head)
 	if err != nil {
 		return nil, err
@@ -331,7 +346,7 @@ func (a *app) lookFiles(base, head string) (map[string]gate.Decision, error) {
 		return nil, err
 	}
 	set.Estimator = a.cfg.Estimator
-	p := a.policy()
+	p := a.policy(r)
 	p.Looks = set.Looks
 	out := map[string]gate.Decision{}
 	for k, d := range gate.Look(stats.CompareAlpha(set, 0.95, p.Alpha), p) {
@@ -341,13 +356,13 @@ func (a *app) lookFiles(base, head string) (map[string]gate.Decision, error) {
 }
 
 // verdictFiles judges two raw files.
-func (a *app) verdictFiles(base, head string, failures []gate.Failure) (*gate.Verdict, error) {
+func (a *app) verdictFiles(base, head string, failures []gate.Failure, r *rules) (*gate.Verdict, error) {
 	in, closeAll, err := openInputs(base, head)
 	if err != nil {
 		return nil, err
 	}
 	defer closeAll()
-	return a.verdict(in, failures)
+	return a.verdict(in, failures, r)
 }
 
 // openInputs opens two raw files as statistics inputs named by their base
@@ -381,7 +396,7 @@ func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err erro
 // pooled, Holm-adjusted over the whole family. The screen never fails the
 // gate alone. The re-run's raw files are confirm-base.txt and
 // confirm-head.txt beside the others.
-func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta) error {
+func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta, r *rules) error {
 	p := v.Policy
 	rounds := sess.Result().Rounds
 	screened := rounds
@@ -441,7 +456,7 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 	}
 	bf.Close()
 	hf.Close()
-	second, err := a.verdictFiles(cbase, chead, gateFailures(sess.Result().Failures[before:]))
+	second, err := a.verdictFiles(cbase, chead, gateFailures(sess.Result().Failures[before:]), r)
 	if err != nil {
 		return err
 	}

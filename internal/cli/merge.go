@@ -67,25 +67,29 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	missing, problems := shard.CheckCoverage(manifests)
 	sort.Strings(missing)
 
+	rl, err := a.fileRules()
+	if err != nil {
+		return a.failf(ExitUsage, "%v", err)
+	}
 	in := [2]stats.Input{{Name: "merged base.txt", R: &raw[0]}, {Name: "merged head.txt", R: &raw[1]}}
 	var v gate.Verdict
 	if raw[0].Len() == 0 && raw[1].Len() == 0 {
-		v = gate.Judge(nil, failures, a.policy())
+		v = gate.Judge(nil, failures, a.policy(rl))
 	} else {
-		vp, err := a.verdict(in, failures)
+		vp, err := a.verdict(in, failures, rl)
 		if err != nil {
 			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
 		v = *vp
 	}
 	if confirm[0].Len() > 0 && confirm[1].Len() > 0 {
-		second, err := a.verdict([2]stats.Input{{Name: "merged confirm-base.txt", R: &confirm[0]}, {Name: "merged confirm-head.txt", R: &confirm[1]}}, nil)
+		second, err := a.verdict([2]stats.Input{{Name: "merged confirm-base.txt", R: &confirm[0]}, {Name: "merged confirm-head.txt", R: &confirm[1]}}, nil, rl)
 		if err != nil {
 			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
 		v = gate.Confirm(v, *second)
 	}
-	meta := report.Meta{}
+	meta := report.Meta{Policy: policyMeta(rl, v)}
 	if len(manifests) > 0 {
 		meta.BaseSHA, meta.HeadSHA = manifests[0].BaseSHA, manifests[0].HeadSHA
 		meta.BaseRef, meta.HeadRef = short(meta.BaseSHA), short(meta.HeadSHA)

@@ -60,6 +60,9 @@ type Target struct {
 	// HeadSHA is pull_request.head.sha, the tip of the pull request branch (the
 	// commit to attach checks to); empty for events without a pull request.
 	HeadSHA string
+	// Labels are the pull request's labels when the event fired
+	// (pull_request.labels[].name); nil for events without a pull request.
+	Labels []string
 
 	// WorkflowRun is set for workflow_run events: the run that finished.
 	WorkflowRun *WorkflowRun
@@ -220,6 +223,9 @@ type pullRequestEvent struct {
 		Number int    `json:"number"`
 		Head   branch `json:"head"`
 		Base   branch `json:"base"`
+		Labels []struct {
+			Name string `json:"name"`
+		} `json:"labels"`
 	} `json:"pull_request"`
 }
 
@@ -324,7 +330,11 @@ func checkPullRequest(in Input, ev *pullRequestEvent) (Target, error) {
 		return Target{}, fmt.Errorf("%s: %w", eventFile(in), err)
 	}
 	private := ev.PullRequest.Base.Repo != nil && ev.PullRequest.Base.Repo.Private
-	return Target{PRNumber: n, HeadSHA: headSHA, Fork: isFork(ev.PullRequest.Head.Repo, ev.PullRequest.Base.Repo), Private: private}, nil
+	var labels []string
+	for _, l := range ev.PullRequest.Labels {
+		labels = append(labels, l.Name)
+	}
+	return Target{PRNumber: n, HeadSHA: headSHA, Fork: isFork(ev.PullRequest.Head.Repo, ev.PullRequest.Base.Repo), Private: private, Labels: labels}, nil
 }
 
 // isFork reports whether the head branch lives in another repository than the

@@ -190,6 +190,9 @@ const (
 	// (pattern Detail) matches no benchmark on head; Gated: it fails the
 	// gate.
 	WarnRequiredMissing WarningCode = "required-missing"
+	// WarnHeadPolicyInvalid: head's copy of the policy file does not parse
+	// (Detail: its errors); Gated.
+	WarnHeadPolicyInvalid WarningCode = "head-policy-invalid"
 	// WarnCountTooLow: before measuring, Count rounds cannot let the paired
 	// test reach Alpha for Family benchmarks under Correction (smallest
 	// possible adjusted p MinP); UTest says whether the U test can judge

@@ -152,6 +152,10 @@ type Policy struct {
 	// several): required rules are not checked for benchmarks that match
 	// nothing, the merge does that.
 	Partial bool
+	// HeadPolicyError is set when head's copy of the policy file does not
+	// parse (its FILE:LINE errors): after the merge every run would stop
+	// on it, so it fails the gate (WarnHeadPolicyInvalid).
+	HeadPolicyError string
 }
 
 // DefaultPolicy returns the default policy: a 5% threshold at α = 0.01
@@ -356,7 +360,7 @@ func pass(v Verdict) bool {
 		}
 	}
 	for _, w := range v.Warnings {
-		if w.Code == WarnRequiredMissing && w.Gated {
+		if (w.Code == WarnRequiredMissing || w.Code == WarnHeadPolicyInvalid) && w.Gated {
 			return false
 		}
 	}

@@ -138,8 +138,12 @@ func accept(v *Verdict) {
 // nothing.
 func missingRequired(v *Verdict) []Warning {
 	p := v.Policy
+	var out []Warning
+	if p.HeadPolicyError != "" {
+		out = append(out, Warning{Code: WarnHeadPolicyInvalid, Gated: true, Detail: p.HeadPolicyError})
+	}
 	if p.File == nil || p.Partial {
-		return nil
+		return out
 	}
 	var head []policy.Bench
 	for _, r := range v.Results {
@@ -147,7 +151,6 @@ func missingRequired(v *Verdict) []Warning {
 			head = append(head, policy.Bench{Package: r.Package, Name: r.Name})
 		}
 	}
-	var out []Warning
 	for _, r := range p.File.MissingRequired(head) {
 		out = append(out, Warning{Code: WarnRequiredMissing, Gated: true, Detail: r.Match, Source: sourceOf(p.File.File, r.Line)})
 	}

@@ -43,15 +43,42 @@ func uFloor(n int) float64      { return MinP(n, n) }
 // the looks at which such a p-value is attainable at all (2/2^n ≤ p): at
 // α = 0.01 with looks after rounds 5, 10, 15 and 20 the round-5 look cannot
 // reach anything and costs nothing, so the threshold is 0.01/3 = 0.0033.
-// Without looks it is alpha divided by the correction's factor.
+// Without looks it is alpha divided by the correction's factor. It is the
+// paired test's; [lookThresholdFor] gives each test's.
 func LookThreshold(alpha float64, m int, correction Correction, looks []int) float64 {
+	return lookThreshold(alpha, m, correction, looks, pairedFloor)
+}
+
+// lookThresholdFor is [LookThreshold] for a row judged by test: the looks
+// that count are those at which that test can attain the p-value, the
+// same floors sequentialP charges the row's p-value with (floorFn). The U
+// test (TestUTest), with as many values a side as rounds, can reach far
+// lower p-values than the paired test at the same look (2/C(2n, n)
+// against 2/2^n: 0.0022 against 0.031 at 6 rounds), so more of the looks
+// count and its threshold is lower: at α = 0.01 with looks after rounds 6,
+// 8 and 10 the paired test can reach p < 0.0078 at the round-10 look only
+// (threshold 0.0078), the U test at all three (0.01/3). Any other test
+// (TestPaired, "") gets the paired floors, as LookThreshold.
+func lookThresholdFor(test Test, alpha float64, m int, correction Correction, looks []int) float64 {
+	floor := pairedFloor
+	if test == TestUTest {
+		floor = uFloor
+	}
+	return lookThreshold(alpha, m, correction, looks, floor)
+}
+
+// lookThreshold is the largest raw p-value t such that every p < t at or
+// above the lowest floor is significant after the looks' penalty:
+// p·K(p) < alpha/factor, K(p) = looksAt(p, looks, floor). 0 when no
+// attainable p is.
+func lookThreshold(alpha float64, m int, correction Correction, looks []int, floor func(int) float64) float64 {
 	a := alpha / factor(m, correction)
 	if len(looks) == 0 {
 		return a
 	}
 	floors := make([]float64, len(looks))
 	for i, n := range looks {
-		floors[i] = pairedFloor(n)
+		floors[i] = floor(n)
 	}
 	slices.Sort(floors)
 	// For p in [floors[j-1], floors[j]) exactly j looks count: p·j < a.

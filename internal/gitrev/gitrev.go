@@ -444,3 +444,20 @@ func short(sha string) string {
 	}
 	return sha
 }
+
+// Commit returns the author ("Name <email>") and the message of the commit
+// rev names, resolving it (and fetching it by SHA when it is missing, as
+// in a depth-1 clone of a pull request's merge commit, whose second
+// parent is the pull request's head) as Resolve does.
+func (r *Repo) Commit(ctx context.Context, rev string) (author, message string, err error) {
+	sha, err := r.Resolve(ctx, rev)
+	if err != nil {
+		return "", "", err
+	}
+	out, err := r.git(ctx, "log", "-1", "--no-show-signature", "--format=%an <%ae>%x00%B", sha, "--")
+	if err != nil {
+		return "", "", err
+	}
+	author, message, _ = strings.Cut(out, "\x00")
+	return author, message, nil
+}

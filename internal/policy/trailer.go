@@ -201,3 +201,14 @@ func trailerBlock(lines []string) (start, end int) {
 	}
 	return 0, 0
 }
+
+// NewAccept is an acceptance that does not come from a trailer: an
+// --accept flag or a pull request label. via says which ("--accept
+// codec", "label slower-on-purpose"), by who accepted ("" if unknown).
+func NewAccept(pattern, by, via string) (Accept, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return Accept{}, fmt.Errorf("invalid regular expression %q: %v", pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	return Accept{Pattern: pattern, re: re, Trailer: via, By: by}, nil
+}

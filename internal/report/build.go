@@ -39,6 +39,23 @@ type Meta struct {
 	// Explain says where the changes of some rows come from (a "why"
 	// under each, and their JSON explain).
 	Explain []Why
+	// Policy says which policy file was in force and what head's copy
+	// would change; nil without one.
+	Policy *PolicyInfo
+}
+
+// PolicyInfo is the policy file of a run, for the report.
+type PolicyInfo struct {
+	// Source says where the file in force was read (".benchgate.yml of
+	// the base commit abc1234"); "" when base has none.
+	Source string
+	// HeadChanges are the differences of head's copy, in words
+	// (untrusted: they quote head's patterns); HeadAffected the
+	// benchmarks ("import/path.Name") whose settings they would change.
+	// Neither applies to this run.
+	HeadChanges, HeadAffected []string
+	// HeadError is set when head's copy does not parse (its errors).
+	HeadError string
 }
 
 // The priorities of the sections under a size limit: regressions are
@@ -143,6 +160,7 @@ func headBlocks(v gate.Verdict, m Meta) []Block {
 			bs = append(bs, Paragraph{Alert: true, Spans: append([]Span{mark(markWarn, Warn), txt(" ")}, strongAll(warningSpans(w, nil))...)})
 		}
 	}
+	bs = append(bs, policyBlocks(m.Policy)...)
 	if len(m.Notes) > 0 {
 		l := &List{}
 		for _, n := range m.Notes {
@@ -207,6 +225,13 @@ func headerCounts(v gate.Verdict) string {
 			noisy++
 		}
 	}
+	accepted := 0
+	for _, r := range v.Regressions() {
+		if r.Accepted != nil {
+			accepted++
+		}
+	}
+	ungated -= accepted
 	add(gated, "regression", "regressions")
 	add(removedGated, "removed benchmark failing the gate", "removed benchmarks failing the gate")
 	add(len(v.HeadFailures()), "head failure", "head failures")
@@ -215,6 +240,7 @@ func headerCounts(v gate.Verdict) string {
 	add(confirmed, "confirmed", "confirmed")
 	add(vanished, "vanished on confirmation", "vanished on confirmation")
 	add(v.Count(gate.Improvement), "improvement", "improvements")
+	add(accepted, "accepted regression", "accepted regressions")
 	add(ungated, "ungated regression", "ungated regressions")
 	add(v.Count(gate.Inconclusive)-inconclusiveGated, "inconclusive", "inconclusive")
 	add(len(v.ScalingWorse()), "benchmark scaling worse", "benchmarks scaling worse")
@@ -223,6 +249,7 @@ func headerCounts(v gate.Verdict) string {
 	add(v.Count(gate.Unavailable), "unavailable", "unavailable")
 	add(v.Count(gate.New), "new", "new")
 	add(v.Count(gate.Removed), "removed", "removed")
+	add(v.Count(gate.Ignored), "ignored", "ignored")
 	add(v.Count(gate.Unchanged), "unchanged", "unchanged")
 	if len(v.Results) == 0 && len(v.Failures) == 0 {
 		return "no benchmark results"
@@ -341,7 +368,7 @@ func boolRank(b bool) int {
 // restRank orders the collapsed rows: the most remarkable first, so that
 // cutting removes unchanged rows first.
 var restRank = map[gate.Status]int{
-	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Unavailable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Unchanged: 6,
+	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Unavailable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Ignored: 6, gate.Unchanged: 7,
 }
 
 func baseFailures(fs []gate.Failure) []gate.Failure {
@@ -360,7 +387,7 @@ func restSummary(rest []gate.Result) string {
 		counts[r.Status]++
 	}
 	var parts []string
-	for _, s := range []gate.Status{gate.Failed, gate.Inconclusive, gate.Removed, gate.New, gate.Unstable, gate.Unavailable, gate.Regression, gate.Improvement, gate.Unchanged} {
+	for _, s := range []gate.Status{gate.Failed, gate.Inconclusive, gate.Removed, gate.New, gate.Unstable, gate.Unavailable, gate.Regression, gate.Improvement, gate.Ignored, gate.Unchanged} {
 		if n := counts[s]; n > 0 {
 			parts = append(parts, strconv.Itoa(n)+" "+string(s))
 		}
@@ -410,8 +437,14 @@ func packageTitle(pkg string) []Span {
 func resultRow(r gate.Result) Row {
 	c := cellsOf(r)
 	why := line(reasonSpans(r))
-	if !r.Gated && (r.Status == gate.Regression || r.Status == gate.Improvement) {
+	switch {
+	case r.Accepted != nil:
+		why.text("; accepted on purpose by ").add(acceptedSpans(*r.Accepted)...)
+	case !r.Gated && (r.Status == gate.Regression || r.Status == gate.Improvement):
 		why.text(" (not gated)")
+	}
+	if r.Rule != nil && (r.Status != gate.Unchanged || r.Reason.Code == gate.ReasonWithinAllowance || r.Reason.Code == gate.ReasonWithinThreshold) {
+		why.add(ruleSpans(*r.Rule)...)
 	}
 	for _, s := range r.Suspect {
 		if label, ok := suspectLabel[s.Code]; ok {
@@ -709,4 +742,70 @@ func chartIntro(c *Chart) Paragraph {
 		s += "All " + strconv.Itoa(c.Total) + " time/op rows with a paired interval, "
 	}
 	return Paragraph{Spans: []Span{txt(s + "regressions first, then improvements.")}}
+}
+
+// acceptedSpans says who accepted a regression and how: the trailer or
+// label is untrusted text.
+func acceptedSpans(a gate.Acceptance) []Span {
+	var l line
+	if a.By != "" {
+		l.add(prose(a.By)).text(" ")
+	}
+	l.text("(").add(nameSpan(a.Via)).text(")")
+	return l
+}
+
+// ruleSpans names the policy rule of a row: where it is and its reason.
+func ruleSpans(r gate.RuleRef) []Span {
+	var l line
+	l.text(" [rule ").add(nameSpan(r.Source))
+	if r.Reason != "" {
+		l.text(": ").add(prose(r.Reason))
+	}
+	l.text("]")
+	return l
+}
+
+// policyBlocks says which policy file was in force and what head's copy
+// would change (it does not apply to this run: a pull request cannot
+// loosen its own gate).
+func policyBlocks(p *PolicyInfo) []Block {
+	if p == nil {
+		return nil
+	}
+	var bs []Block
+	if p.Source != "" {
+		bs = append(bs, Paragraph{Spans: []Span{txt("Policy: "), nameSpan(p.Source), txt(" (docs/policy.md).")}})
+	}
+	if p.HeadError != "" {
+		bs = append(bs, Paragraph{Alert: true, Spans: []Span{
+			mark(markFail, Bad), txt(" "), strong("Head's policy file does not parse"),
+			txt(": after this change is merged every run would stop on it (exit 2), so it fails the gate: "), prose(p.HeadError),
+		}})
+	}
+	if len(p.HeadChanges) > 0 {
+		spans := []Span{mark(markWarn, Warn), txt(" "), strong("Head changes the policy file"),
+			txt(": this run used base's; the changes take effect once merged: ")}
+		for i, c := range p.HeadChanges {
+			if i > 0 {
+				spans = append(spans, txt("; "))
+			}
+			spans = append(spans, prose(c))
+		}
+		if n := len(p.HeadAffected); n > 0 {
+			spans = append(spans, txt(". They would change the settings of "+plural(n, "benchmark", "benchmarks")+": "))
+			for i, b := range p.HeadAffected {
+				if i > 0 {
+					spans = append(spans, txt(", "))
+				}
+				if i == 20 {
+					spans = append(spans, txt("and "+strconv.Itoa(n-20)+" more"))
+					break
+				}
+				spans = append(spans, Span{Kind: SpanName, Text: b})
+			}
+		}
+		bs = append(bs, Paragraph{Alert: true, Spans: append(spans, txt("."))})
+	}
+	return bs
 }

@@ -66,6 +66,9 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	if doc.Correction == "" {
 		doc.Correction = string(gate.Holm)
 	}
+	if pi := m.Policy; pi != nil {
+		doc.Policy.File = &jsonPolicyFile{Source: pi.Source, HeadChanges: append([]string{}, pi.HeadChanges...), HeadAffected: append([]string{}, pi.HeadAffected...), HeadError: pi.HeadError}
+	}
 	if v.MinCount > 0 {
 		doc.MinCount = &v.MinCount
 	}
@@ -169,6 +172,13 @@ func jsonBenchmarkOf(r gate.Result) jsonBenchmark {
 	b.MDE = numPtr(r.MDE)
 	b.Interval = jsonIntervalOf(r.Interval)
 	b.Confirmed = r.Confirmed
+	if a := r.Accepted; a != nil {
+		b.Accepted = true
+		b.Acceptance = &jsonAcceptance{Pattern: a.Pattern, By: a.By, Via: a.Via}
+	}
+	if ru := r.Rule; ru != nil {
+		b.Rule = &jsonRule{Source: ru.Source, Match: ru.Match, Reason: ru.Reason, Required: ru.Required}
+	}
 	if c := r.Confirmation; c != nil {
 		b.Confirmation = &jsonConfirmation{Status: string(c.Status), Delta: numPtr(c.Delta), P: numPtr(c.P), PAdjusted: numPtr(c.PAdjusted), Reason: jsonReasonOf(c.Reason, Plain(reasonSpans(*c)))}
 		if c.Paired != nil {
@@ -214,6 +224,8 @@ type jsonPolicy struct {
 	FailOnInconclusive bool     `json:"fail_on_inconclusive"`
 	FailOnScaling      bool     `json:"fail_on_scaling"`
 	Looks              []int    `json:"looks"`
+	// File is the per-benchmark policy file; null without one.
+	File *jsonPolicyFile `json:"file"`
 }
 
 type jsonBenchmark struct {
@@ -240,8 +252,34 @@ type jsonBenchmark struct {
 	Confirmation *jsonConfirmation `json:"confirmation"`
 	Suspect      []jsonSuspicion   `json:"suspect"`
 	Warnings     []string          `json:"warnings"`
+	// Accepted marks a regression accepted on purpose (not gated);
+	// Acceptance says who and how. Rule is the policy rule of the row.
+	Accepted   bool            `json:"accepted"`
+	Acceptance *jsonAcceptance `json:"acceptance"`
+	Rule       *jsonRule       `json:"rule"`
 	// Explain is where the change comes from (Meta.Explain).
 	Explain *explain.Explanation `json:"explain"`
+}
+
+type jsonAcceptance struct {
+	Pattern string `json:"pattern"`
+	By      string `json:"by"`
+	Via     string `json:"via"`
+}
+
+type jsonRule struct {
+	Source   string `json:"source"`
+	Match    string `json:"match"`
+	Reason   string `json:"reason"`
+	Required bool   `json:"required"`
+}
+
+// jsonPolicyFile is the policy file of the run (Meta.Policy).
+type jsonPolicyFile struct {
+	Source       string   `json:"source"`
+	HeadChanges  []string `json:"head_changes"`
+	HeadAffected []string `json:"head_affected"`
+	HeadError    string   `json:"head_error"`
 }
 
 type jsonBenchstat struct {
@@ -457,6 +495,8 @@ type jsonWarning struct {
 	Count        int         `json:"count,omitempty"`
 	Correction   string      `json:"correction,omitempty"`
 	UTest        bool        `json:"utest,omitempty"`
+	Source       string      `json:"source,omitempty"`
+	Detail       string      `json:"detail,omitempty"`
 }
 
 type jsonBench struct {
@@ -470,9 +510,13 @@ func jsonWarningOf(w gate.Warning, scaling []gate.Scaling) jsonWarning {
 		Rounds: w.Rounds, BaseN: w.BaseN, HeadN: w.HeadN, Family: w.Family, MinP: finiteOmit(w.MinP), Adjusted: w.Adjusted,
 		Alpha: finiteOmit(w.Alpha), MinCount: w.MinCount, Low: finiteOmit(w.Low), High: finiteOmit(w.High),
 		Limit: finiteOmit(w.Limit), Gated: w.Gated, Count: w.Count, Correction: string(w.Correction), UTest: w.UTest,
+		Source: w.Source,
 	}
 	if w.Code == gate.WarnTooNoisy || w.Code == gate.WarnScalingWorse {
 		j.Threshold = finite(w.Threshold)
+	}
+	if w.Code == gate.WarnRequiredMissing {
+		j.Detail = w.Detail // the pattern
 	}
 	for _, b := range w.Benchmarks {
 		j.Benchmarks = append(j.Benchmarks, jsonBench{Package: b.Package, Name: b.Name})

@@ -133,6 +133,11 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		l.text("vanished on confirmation (pooled: ").add(reasonStage(rs)...).text("; the fresh rounds alone: ").add(stageSpans(confirmation)...).text(", not half of it)")
 	case gate.ReasonRangesSeparated, gate.ReasonRangesOverlap, gate.ReasonBelowThreshold, gate.ReasonUnavailable:
 		l.add(instructionWhy(rs, unit)...)
+	case gate.ReasonIgnored:
+		l.text("ignored by the policy: not run, not judged")
+	case gate.ReasonWithinAllowance:
+		l.num(exactRange(rs.Base) + " → " + exactRange(rs.Head)).text(" ").add(unitSpan(unit)).
+			text(": an increase the policy accepts (max-increase ").num(rs.Allowance).text(")")
 	case gate.ReasonEquivalent:
 		iv := rs.Interval
 		l.text("within ").num("±" + fmtNum(100*rs.Threshold) + "%").text(": the ").num(fmtNum(100*iv.Confidence) + "%").
@@ -379,6 +384,11 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 		l.add(instructionWarning(w)...)
 	case gate.WarnInput:
 		l.add(prose(w.Detail))
+	case gate.WarnRequiredMissing:
+		l.text("the policy requires a benchmark matching ").name(w.Detail).text(" (").name(w.Source).
+			text("), and head has none: it was deleted or renamed, or the pattern matches nothing; this fails the gate")
+	case gate.WarnHeadPolicyInvalid:
+		l.text("head's policy file does not parse, so every run after the merge would stop on it; this fails the gate: ").add(prose(w.Detail))
 	default:
 		l.text(string(w.Code)).text(": ").add(nameList(w.Benchmarks, nil)...)
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -248,9 +249,40 @@ func (r *run) ignore(pkg, name string) {
 // one iteration, of n ≈ total/runs iterations each (so runs × n is total
 // within runs/2).
 func splitRound(total int, cost time.Duration, maxRuns int, minRun time.Duration) (runs, n int) {
+	return splitRoundOverhead(total, cost, maxRuns, minRun, 0)
+}
+
+// maxSplitOverhead bounds, in percent, what splitting a round into runs may
+// add to its wall time: the extra processes' fixed overhead, (runs − 1) ×
+// overhead, stays within maxSplitOverhead % of the wall time of one run per
+// side per round (cost + overhead). At 50 %, the default round (100 ms) keeps
+// its 5 runs while a process costs up to 14 ms beyond its timed work (this
+// 2-core machine: 5–8 ms quiet, about 12 ms under a CPU hog, measured by
+// scripts/startup-overhead.sh), and loses runs only where the processes
+// would cost more than the work they time: slow start-up, a benchmark's own
+// set-up before its timer (paid in every process, twice in the b.N style),
+// or a short --benchtime on a loaded machine.
+const maxSplitOverhead = 50
+
+// splitRoundOverhead is splitRound for units whose every process costs
+// overhead beyond its timed work (start-up and the benchmark's set-up: a
+// warm-up run's wall time less N × its time/op). runs is also at most
+// 1 + maxSplitOverhead % × (cost + overhead) / overhead, so that a round
+// split into runs takes at most 1.5× the wall time of one run; overhead 0
+// (unknown) leaves splitRound's rule.
+func splitRoundOverhead(total int, cost time.Duration, maxRuns int, minRun, overhead time.Duration) (runs, n int) {
 	runs = max(1, maxRuns)
 	if minRun > 0 {
 		runs = min(runs, int(cost/minRun))
+	}
+	if overhead > 0 && cost > 0 {
+		// runs−1 ≤ ⌊p·(cost+overhead) / (100·overhead)⌋, exact in 128-bit
+		// nanoseconds: ⌊⌊x/100⌋/overhead⌋ = ⌊x/(100·overhead)⌋, and the
+		// high word of x = p·(cost+overhead) is below p < 100.
+		hi, lo := bits.Mul64(maxSplitOverhead, uint64(cost)+uint64(overhead))
+		share, _ := bits.Div64(hi, lo, 100)
+		budget := share / uint64(overhead)
+		runs = min(runs, 1+int(min(budget, uint64(runs))))
 	}
 	runs = max(1, min(runs, total))
 	n = max(1, (total+runs/2)/runs)

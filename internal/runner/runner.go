@@ -149,8 +149,8 @@ type Result struct {
 	// Ignored lists the benchmarks Options.Ignore dropped, once each
 	// (top-level or sub-benchmark; no -GOMAXPROCS suffix), in order.
 	Ignored []Ignored
-	Elapsed  time.Duration
-	RunTime  time.Duration // sum of the counted benchmark processes' wall times
+	Elapsed time.Duration
+	RunTime time.Duration // sum of the counted benchmark processes' wall times
 	// ProcessTime is the sum of the wall times of every benchmark process
 	// (listing, pilots, warm-ups, counted runs) and BuildTime the wall time
 	// of building both sides: with them, Elapsed − BuildTime − ProcessTime

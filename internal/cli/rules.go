@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/config"
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/policy"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
+	"github.com/benchgate/benchgate/internal/safefile"
+)
+
+// rules is the per-benchmark policy of a judgement (docs/policy.md): the
+// policy file in force (base's), what head's copy would change, and the
+// regressions accepted on purpose.
+type rules struct {
+	file    *policy.Policy // nil: no policy file
+	source  string         // where file was read, for the report
+	head    *policy.Policy // head's copy, when it differs from base's
+	headErr string         // head's copy does not parse: its errors
+	changed bool           // head's copy differs from base's (or only one side has one)
+	accepts []policy.Accept
+	ignored []gate.Bench // benchmarks not run because a rule ignores them
+	notes   []string     // what could not be read, for the report
+}
+
+// maxPolicySize bounds what is read of a policy file.
+const maxPolicySize = 1 << 20
+
+// readPolicy parses the policy file at path, named name in errors. A
+// missing file is (nil, nil); a link or anything but a regular file is an
+// error, so that a checkout cannot point benchgate at another file.
+func readPolicy(path, name string) (*policy.Policy, []byte, error) {
+	f, err := safefile.OpenRegular(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", name, errors.Unwrap(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxPolicySize+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if len(data) > maxPolicySize {
+		return nil, nil, fmt.Errorf("%s: larger than %d bytes", name, maxPolicySize)
+	}
+	p, err := policy.Parse(name, data)
+	return p, data, err
+}
+
+// policyPath checks --policy: a path inside the module's directory.
+func (a *app) policyPath() (string, error) {
+	p := a.cfg.Policy
+	if filepath.IsAbs(p) || !filepath.IsLocal(p) {
+		return "", fmt.Errorf("--policy %s: want a path inside the module's directory (run reads it from the base commit)", p)
+	}
+	return p, nil
+}
+
+// runRules reads the policy file from base's and head's worktrees (base's
+// is in force; head's is compared with it), the Benchgate-Accept trailers
+// of the commit acceptFrom, --accept and, in the action, the accept
+// label. Errors are the user's input: exit status 2.
+func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.Worktree, j job) (*rules, error) {
+	r := &rules{}
+	if a.cfg.Policy != "none" {
+		rel, err := a.policyPath()
+		if err != nil {
+			return nil, err
+		}
+		name := filepath.ToSlash(rel)
+		base, baseData, err := readPolicy(filepath.Join(trees[0].Dir(), rel), name)
+		if err != nil {
+			return nil, fmt.Errorf("policy file of the base commit %s:\n%v", short(j.base.SHA), err)
+		}
+		if base == nil && a.cfg.Given["policy"] {
+			return nil, fmt.Errorf("--policy %s: no such file in the base commit %s", a.cfg.Policy, short(j.base.SHA))
+		}
+		r.file = base
+		r.source = fmt.Sprintf("%s of the base commit %s", name, short(j.base.SHA))
+		head, headData, err := readPolicy(filepath.Join(trees[1].Dir(), rel), name)
+		r.changed = !bytes.Equal(baseData, headData)
+		switch {
+		case err != nil:
+			r.headErr = err.Error()
+		case r.changed:
+			r.head = head
+		}
+	}
+	accepts, err := a.flagAccepts()
+	if err != nil {
+		return nil, err
+	}
+	r.accepts = accepts
+	if j.acceptFrom != "" {
+		author, msg, err := repo.Commit(ctx, j.acceptFrom)
+		if err != nil {
+			// Not the user's input: say so, and gate without trailers.
+			msg = ""
+			r.notes = append(r.notes, fmt.Sprintf("the message of commit %s could not be read, so its Benchgate-Accept trailers were not: %v", short(j.acceptFrom), oneLine(err)))
+		}
+		trailers, err := policy.ParseAcceptTrailers(msg)
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: %v", short(j.acceptFrom), err)
+		}
+		for i := range trailers {
+			trailers[i].By = author
+			trailers[i].Trailer += " (commit " + short(j.acceptFrom) + ")"
+		}
+		r.accepts = append(r.accepts, trailers...)
+	}
+	if j.acceptLabel != "" {
+		acc, err := policy.NewAccept(".", "", "label "+j.acceptLabel)
+		if err != nil {
+			return nil, err
+		}
+		r.accepts = append(r.accepts, acc)
+	}
+	return r, nil
+}
+
+// fileRules reads the policy file and --accept for compare and merge: the
+// file from the file system, relative to the current directory (-C).
+func (a *app) fileRules() (*rules, error) {
+	r := &rules{}
+	if a.cfg.Policy != "none" {
+		path := a.resolve(a.cfg.Policy)
+		p, _, err := readPolicy(path, a.cfg.Policy)
+		if err != nil {
+			return nil, err
+		}
+		if p == nil && a.cfg.Given["policy"] {
+			return nil, fmt.Errorf("--policy %s: no such file", a.cfg.Policy)
+		}
+		r.file, r.source = p, a.cfg.Policy
+	}
+	accepts, err := a.flagAccepts()
+	if err != nil {
+		return nil, err
+	}
+	r.accepts = accepts
+	return r, nil
+}
+
+func (a *app) flagAccepts() ([]policy.Accept, error) {
+	var out []policy.Accept
+	for _, s := range a.cfg.Accepts {
+		acc, err := policy.NewAccept(s, "", "--accept "+s)
+		if err != nil {
+			return nil, fmt.Errorf("--accept: %v", err)
+		}
+		out = append(out, acc)
+	}
+	return out, nil
+}
+
+// ignore is the runner's Options.Ignore: the benchmarks a rule of the
+// policy in force ignores.
+func (r *rules) ignore() func(pkg, name string) bool {
+	if r == nil || r.file == nil {
+		return nil
+	}
+	return func(pkg, name string) bool { return r.file.For(pkg, name).Ignore }
+}
+
+// withIgnored returns r with the benchmarks the runner did not run.
+func (r *rules) withIgnored(list []runner.Ignored) *rules {
+	if r == nil || len(list) == 0 {
+		return r
+	}
+	c := *r
+	c.ignored = nil
+	for _, ig := range list {
+		c.ignored = append(c.ignored, gate.Bench{Package: ig.Package, Name: strings.TrimPrefix(ig.Name, "Benchmark")})
+	}
+	return &c
+}
+
+// apply puts the rules into p: the file's top level where no flag or
+// input was given explicitly, the file itself for the rows, the accepted
+// regressions and the ignored benchmarks.
+func (a *app) apply(p *gate.Policy, r *rules) {
+	if r == nil {
+		return
+	}
+	p.Accepts, p.Ignored, p.HeadPolicyError = r.accepts, r.ignored, r.headErr
+	f := r.file
+	if f == nil {
+		return
+	}
+	p.File = f
+	p.Threshold = f.Threshold.Resolve(p.Threshold, a.cfg.Given["threshold"])
+	p.Alpha = f.Alpha.Resolve(p.Alpha, a.cfg.Given["alpha"])
+	p.InstructionThreshold = f.Instructions.Resolve(p.InstructionThreshold, a.cfg.Given["instructions-threshold"])
+	if f.FailOn.Set && !a.cfg.Given["fail-on"] {
+		p.SetFailOn(f.FailOn.Value)
+	}
+	p.AllocsLimit, p.BytesLimit = f.Allocs.Value, f.Bytes.Value
+}
+
+// failOnWords are the --fail-on kinds as words.
+func failOnWords(kinds []config.FailKind) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
+// policyMeta says, for the report, which policy file was in force and
+// what head's copy would change for the benchmarks of v.
+func policyMeta(r *rules, v gate.Verdict) *report.PolicyInfo {
+	if r == nil || (r.file == nil && !r.changed && r.headErr == "") {
+		return nil
+	}
+	info := &report.PolicyInfo{Source: r.source, HeadError: r.headErr}
+	if r.file == nil {
+		info.Source = ""
+	}
+	if r.changed && r.headErr == "" {
+		for _, c := range policy.Diff(r.file, r.head) {
+			info.HeadChanges = append(info.HeadChanges, c.String())
+		}
+		var benches []policy.Bench
+		seen := map[policy.Bench]bool{}
+		for _, row := range v.Results {
+			b := policy.Bench{Package: row.Package, Name: row.Name}
+			if !seen[b] {
+				seen[b] = true
+				benches = append(benches, b)
+			}
+		}
+		for _, bc := range policy.DiffFor(r.file, r.head, benches) {
+			info.HeadAffected = append(info.HeadAffected, policy.Key(bc.Bench.Package, policy.StripProcs(bc.Bench.Name)))
+		}
+		slices.Sort(info.HeadAffected)
+		info.HeadAffected = slices.Compact(info.HeadAffected)
+	}
+	return info
+}
