@@ -844,7 +844,7 @@ func decide(r *Result, m int, p Policy) {
 func assess(r *Result, u uData, m int, p Policy, w *warnings) {
 	extra := p.ConfirmRounds
 	looks := shiftLooks(p.Looks, extra)
-	level := LookThreshold(p.Alpha, m, p.Correction, looks)
+	level := lookThresholdFor(r.Test, p.Alpha, m, p.Correction, looks)
 	var mde float64
 	switch {
 	case r.Test == TestPaired:
@@ -863,8 +863,8 @@ func assess(r *Result, u uData, m int, p Policy, w *warnings) {
 			return
 		}
 		r.Noise = ptr(noise)
-		// The U test's floor at level (with the looks' own floors, as
-		// LookThreshold uses the paired ones).
+		// At level: the U test's own look threshold (lookThresholdFor
+		// uses the U floors for U rows).
 		mde = stats.MDEU(min(u.nb, u.nh)+extra, noise, level)
 	default:
 		return
