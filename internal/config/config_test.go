@@ -221,3 +221,22 @@ func TestParseMeasure(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyFlags reads --policy and the repeatable --accept, and refuses
+// an --accept that is not a regexp.
+func TestPolicyFlags(t *testing.T) {
+	c, err := Parse([]string{"compare", "a.txt", "b.txt", "--policy", "ci/bench.yml", "--accept", `codec\.Encode$`, "--accept", "Parse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Policy != "ci/bench.yml" || strings.Join(c.Accepts, "|") != `codec\.Encode$|Parse` || !c.Given["policy"] {
+		t.Errorf("policy %q accepts %q given %v", c.Policy, c.Accepts, c.Given)
+	}
+	if c, _ := Parse([]string{"compare", "a.txt", "b.txt"}); c.Policy != ".benchgate.yml" || c.Given["policy"] {
+		t.Errorf("default policy %q, given %v", c.Policy, c.Given["policy"])
+	}
+	_, err = Parse([]string{"compare", "a.txt", "b.txt", "--accept", "codec.(Encode"})
+	if err == nil || !strings.Contains(err.Error(), `--accept "codec.(Encode": want a regular expression`) {
+		t.Errorf("bad --accept: %v", err)
+	}
+}

@@ -1,10 +1,12 @@
 package event
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -523,5 +525,33 @@ func TestReadPayload(t *testing.T) {
 	_, err = ReadPayload("", os.ReadFile)
 	if err == nil || !strings.Contains(err.Error(), "GITHUB_EVENT_PATH is not set") {
 		t.Errorf("ReadPayload(\"\") error = %v, want GITHUB_EVENT_PATH is not set", err)
+	}
+}
+
+// TestParseLabels reads the pull request's labels (the accept-label input
+// looks for one of them).
+func TestParseLabels(t *testing.T) {
+	data, err := os.ReadFile("testdata/pull_request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	ev["pull_request"].(map[string]any)["labels"] = []any{
+		map[string]any{"id": 1, "name": "slower-on-purpose", "color": "f29513"},
+		map[string]any{"id": 2, "name": "bug"},
+	}
+	payload, _ := json.Marshal(ev)
+	got, err := Parse(Input{EventName: "pull_request", SHA: mergeSHA, Payload: payload})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"slower-on-purpose", "bug"}; !slices.Equal(got.Labels, want) {
+		t.Errorf("Labels = %q, want %q", got.Labels, want)
+	}
+	if got, _ := Parse(Input{EventName: "pull_request", SHA: mergeSHA, Payload: data}); got.Labels != nil {
+		t.Errorf("no labels: Labels = %q", got.Labels)
 	}
 }
