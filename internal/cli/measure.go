@@ -390,8 +390,9 @@ func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err erro
 // screen v is judged again knowing that promising time rows get fresh
 // rounds (gate.ConfirmRounds: as many as the screen had, more for a suite
 // too large for the pooled test to reach alpha otherwise); the promising
-// rows (raw p < 0.05 and a change of at least half the threshold, either
-// way) are re-run alone for those rounds in a new order, numbered after
+// rows (gate.Promising: raw p < gate.PromisingP and a change of at least
+// half the threshold, either way) are re-run alone for gate.FreshRounds
+// rounds (more when their noise needs them) in a new order, numbered after
 // the screen's; and each is decided on the screen's and the fresh rounds
 // pooled, Holm-adjusted over the whole family. The screen never fails the
 // gate alone. The re-run's raw files are confirm-base.txt and
@@ -430,8 +431,11 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 	if len(units) == 0 {
 		return nil
 	}
+	// The promising rows' noise may ask for more rounds than the screen's
+	// plan (a small --threshold, a noisy machine).
+	fresh := gate.FreshRounds(screen, screened)
 	if !a.cfg.Quiet {
-		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(units), p.ConfirmRounds)
+		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(units), fresh)
 	}
 	cbase, chead := filepath.Join(out, "confirm-base.txt"), filepath.Join(out, "confirm-head.txt")
 	bf, err := safefile.Create(cbase, 0o644)
@@ -446,7 +450,7 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 	defer hf.Close()
 	before := len(sess.Result().Failures)
 	sess.Reseed(seed + 1)
-	if err := sess.Measure(ctx, units, rounds+1, p.ConfirmRounds, bf, hf); err != nil {
+	if err := sess.Measure(ctx, units, rounds+1, fresh, bf, hf); err != nil {
 		if ctx.Err() != nil {
 			meta.Partial = true
 			meta.Notes = append(meta.Notes, "cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
@@ -462,7 +466,7 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 	}
 	*v = gate.Confirm(screen, *second)
 	meta.Notes = append(meta.Notes, fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
-		len(units), gate.PromisingP, p.ConfirmRounds))
+		len(units), gate.PromisingP, fresh))
 	return nil
 }
 

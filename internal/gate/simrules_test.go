@@ -154,10 +154,10 @@ func TestSimAutoSelection(t *testing.T) {
 func screenAndConfirm(rng *rand.Rand, sc scenario, n int, effect float64, p Policy) (pooled, old Status) {
 	base, head := simulate(rng, sc, n, effect)
 	screenCmp := roundsOf("X", base, head, 0, p.Alpha)
-	extra := ConfirmRounds(n, 1, p)
 	sp := p
-	sp.ConfirmRounds = extra
+	sp.ConfirmRounds = ConfirmRounds(n, 1, p)
 	screen := Judge([]stats.Comparison{screenCmp}, nil, sp)
+	extra := FreshRounds(screen, n)
 	plain := Judge([]stats.Comparison{screenCmp}, nil, p)
 	pooled, old = screen.Results[0].Status, Unchanged
 	if len(Promising(screen)) == 0 && plain.Results[0].Status != Regression {
@@ -190,6 +190,8 @@ func TestSimPromisingZone(t *testing.T) {
 	def := DefaultPolicy()
 	any := def
 	any.Threshold, any.Alpha = 0, 0.05
+	two := def
+	two.Threshold = 0.02
 	quiet := func(sigma float64) scenario {
 		return scenario{Name: fmt.Sprintf("σ %.0f%%", 100*sigma), RunNoise: sigma / math.Sqrt2}
 	}
@@ -207,6 +209,10 @@ func TestSimPromisingZone(t *testing.T) {
 		{def, 0.05, 0.05, simReps(t, 1000), 0.44},
 		{def, 0.10, 0.10, simReps(t, 1000), 0.70},
 		{def, 0.05, 0.10, simReps(t, 600), 0.99},
+		// --threshold 2%: the noise buys the promising rows up to 3n
+		// fresh rounds (FreshRounds).
+		{two, 0.05, 0, simReps(t, 3000), 0},
+		{two, 0.05, 0.05, simReps(t, 1000), 0.90},
 	}
 	for _, c := range cells {
 		var pooled, old int
@@ -231,7 +237,7 @@ func TestSimPromisingZone(t *testing.T) {
 				t.Errorf("%s: the pooled rule found %d, the old one %d", name, pooled, old)
 			}
 		}
-		simOut.add("| confirmation: promising zone, pooled (threshold %.0f%%, α=%v) | 10 + 10 rounds, no drift, %s per round | +%.0f%% | %.4f | old rule (screen AND confirm) %.4f | %d |",
+		simOut.add("| confirmation: promising zone, pooled (threshold %.0f%%, α=%v) | 10 rounds + FreshRounds (10–30), no drift, %s per round | +%.0f%% | %.4f | old rule (screen AND confirm) %.4f | %d |",
 			100*c.p.Threshold, c.p.Alpha, sc.Name, 100*c.effect, rate, float64(old)/float64(c.reps), c.reps)
 	}
 }
@@ -301,9 +307,21 @@ func TestSimSequential(t *testing.T) {
 // in an A/A suite, and how many of three +10 % changes among 20 are found.
 func TestSimSuite(t *testing.T) {
 	t.Parallel()
-	p := DefaultPolicy()
-	sc := scenarios[2] // loaded: 2 % run noise, 10 % drift
-	for _, effect := range []float64{0, 0.10} {
+	two := DefaultPolicy()
+	two.Threshold = 0.02
+	for _, c := range []struct {
+		p      Policy
+		sc     scenario
+		effect float64
+		quoted float64
+	}{
+		{DefaultPolicy(), scenarios[2], 0, 0}, // loaded: 2 % run noise, 10 % drift
+		{DefaultPolicy(), scenarios[2], 0.10, 0.99},
+		// The evidence's hardest setting: --threshold 2%, 5 % noise per round.
+		{two, scenario{Name: "σ 5% per round", RunNoise: 0.05 / math.Sqrt2}, 0, 0},
+		{two, scenario{Name: "σ 5% per round", RunNoise: 0.05 / math.Sqrt2}, 0.05, 0.90},
+	} {
+		p, sc, effect := c.p, c.sc, c.effect
 		reps := simReps(t, 300)
 		anyFalse, found, changed := 0, 0, 0
 		for i := range reps {
@@ -323,12 +341,13 @@ func TestSimSuite(t *testing.T) {
 			v := screen
 			if keys := Promising(screen); len(keys) > 0 {
 				var fresh []stats.Comparison
+				extra := FreshRounds(screen, 10)
 				for _, k := range keys {
 					e := 0.0
 					if effect > 0 && k.Name < "B03" {
 						e = effect
 					}
-					b2, h2 := simulate(rng, sc, sp.ConfirmRounds, e)
+					b2, h2 := simulate(rng, sc, extra, e)
 					fresh = append(fresh, roundsOf(k.Name, b2, h2, 10, p.Alpha))
 				}
 				v = Confirm(screen, Judge(fresh, nil, p))
@@ -355,14 +374,14 @@ func TestSimSuite(t *testing.T) {
 				anyFalse++
 			}
 		}
-		name := fmt.Sprintf("suite of 20, %s, +%.0f%%", sc.Name, 100*effect)
+		name := fmt.Sprintf("suite of 20, threshold %.0f%%, %s, +%.0f%%", 100*p.Threshold, sc.Name, 100*effect)
 		rate := checkFPR(t, name+": any false change", anyFalse, reps, p.Alpha)
 		power := 0.0
 		if effect > 0 {
-			power = checkPower(t, name+": +10 % found", found, changed, 0.99)
+			power = checkPower(t, name+": found", found, changed, c.quoted)
 		}
-		simOut.add("| defaults: 20 benchmarks, 10 rounds + the pooled confirmation (α=0.01, 5 %%, Holm) | %s | 3 × +%.0f%% | %.4f (suites with any false change) | +10 %% found %.3f | %d |",
-			sc.Name, 100*effect, rate, power, reps)
+		simOut.add("| 20 benchmarks, 10 rounds + the pooled confirmation (α=0.01, threshold %.0f%%, Holm) | %s | 3 × +%.0f%% | %.4f (suites with any false change) | found %.3f | %d |",
+			100*p.Threshold, sc.Name, 100*effect, rate, power, reps)
 	}
 }
 
