@@ -73,7 +73,7 @@ var Inputs = []Input{
 	{"shard", ""},
 	{"merge", ""},
 	{"pr-number", ""},
-	{"policy", ".benchgate.yml"},
+	{"policy", ""},
 	{"accept-label", ""},
 }
 
@@ -183,7 +183,12 @@ func setInput(c *Config, a *Action, name, v string) error {
 	case "fail-on":
 		err = failOn(v, &c.FailOn)
 	case "policy":
-		c.Policy = v
+		// Empty: .benchgate.yml when the base commit has one. (The
+		// runner sets every input that has a default, so a default here
+		// could not be told from a file named on purpose.)
+		if v != "" {
+			c.Policy = v
+		}
 	case "accept-label":
 		a.AcceptLabel = v
 	case "allow-privileged-events", "allow-pull-request-target":

@@ -192,4 +192,14 @@ func TestInputsGiven(t *testing.T) {
 	if c.Policy != "ci/bench.yml" || a.AcceptLabel != "slower-on-purpose" {
 		t.Errorf("policy %q, accept-label %q", c.Policy, a.AcceptLabel)
 	}
+	// As the runner passes action.yml's defaults: the policy input is
+	// empty, so a missing .benchgate.yml is no error.
+	defaults := map[string]string{}
+	for _, in := range Inputs {
+		defaults[InputEnv(in.Name)] = in.Default
+	}
+	c, _, err = FromInputs(func(k string) string { return defaults[k] })
+	if err != nil || c.Policy != ".benchgate.yml" || c.Given["policy"] || c.Given["threshold"] {
+		t.Errorf("defaults: policy %q given %v, %v", c.Policy, c.Given, err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"regexp"
@@ -363,23 +364,49 @@ func (r *run) once(ctx context.Context, i int, u Unit) (*benchfmt.Result, time.D
 }
 
 // warmUp runs every unit once per side, uncounted, and estimates the wall
-// time of one round from it.
+// time of one round from it. What a process costs beyond its timed work
+// (its wall time less N × its time/op: start-up, and the benchmark's own
+// set-up before its timer), the smaller of the two sides', bounds the
+// unit's runs per round (splitRoundOverhead): a unit whose processes cost
+// more than the work they time makes fewer, longer runs.
 func (r *run) warmUp(ctx context.Context, units []Unit) error {
 	r.progress("warm-up: %d benchmarks × 2 sides (%s)", len(units), runsSummary(units))
-	for _, u := range units {
+	for k := range units {
+		u := &units[k]
+		overhead := time.Duration(math.MaxInt64)
+		var took [2]time.Duration
 		for i := range 2 {
-			if !u.Sides[i] || r.isFailed(i, u) {
+			if !u.Sides[i] || r.isFailed(i, *u) {
 				continue
 			}
-			_, took := r.once(ctx, i, u)
+			got, t := r.once(ctx, i, *u)
 			if err := ctx.Err(); err != nil {
 				r.res.Partial = true
 				return err
 			}
-			r.res.RoundTime += time.Duration(max(1, u.Runs)) * took
+			took[i] = t
+			if sec, ok := secPerOp(got); ok {
+				overhead = min(overhead, t-time.Duration(sec*float64(u.N)*1e9))
+			}
+		}
+		if overhead > 0 && overhead < math.MaxInt64 && !r.o.keepRuns {
+			if runs, n := splitRoundOverhead(u.RoundN, u.Cost, r.o.Runs, r.o.minRunTime, overhead); runs < u.Runs {
+				u.Runs, u.N = runs, n
+			}
+		}
+		for i := range 2 {
+			r.res.RoundTime += time.Duration(max(1, u.Runs)) * took[i]
 		}
 	}
 	return nil
+}
+
+// secPerOp is a result's time/op in seconds.
+func secPerOp(res *benchfmt.Result) (float64, bool) {
+	if res == nil {
+		return 0, false
+	}
+	return res.Value("sec/op")
 }
 
 // runsSummary describes how the units' rounds are split into runs:

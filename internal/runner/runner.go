@@ -85,6 +85,9 @@ type Options struct {
 	// minRunTime replaces MinRunTime (tests); onRun is told every counted
 	// run as it ends (tests).
 	minRunTime time.Duration
+	// keepRuns keeps the pilot's split whatever the processes cost
+	// (tests of the split itself).
+	keepRuns bool
 	onRun      func(side, round int, u Unit, iters int)
 }
 

@@ -348,6 +348,7 @@ func TestRunShortRuns(t *testing.T) {
 			BinDir:     t.TempDir(),
 			Progress:   &progress,
 			minRunTime: time.Microsecond,
+			keepRuns:   true,
 			onRun: func(side, round int, u Unit, iters int) {
 				trace = append(trace, run{side, round, u.ID(), iters})
 			},

@@ -1,9 +1,14 @@
 package runner
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"testing"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // TestSplitRoundOverhead checks the wall-time bound on the runs a round is
@@ -111,5 +116,57 @@ func checkSplit(t *testing.T, total int, cost time.Duration, maxRuns int, minRun
 	}
 	if ok(runs + 1) {
 		t.Fatalf("%s = %d runs: %d would keep every bound", call(), runs, runs+1)
+	}
+}
+
+// TestRunsBoundedBySetup: a benchmark that pays 40 ms of set-up before its
+// timer in every process would spend far more time setting up than timing
+// in 5 short runs; the warm-up measures what a process costs and the unit
+// makes fewer, longer runs, with the round's work unchanged.
+func TestRunsBoundedBySetup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs real test binaries")
+	}
+	files := map[string]string{
+		"go.mod": "module example.com/setup\n\ngo 1.26\n",
+		"setup_test.go": `package setup
+
+import (
+	"testing"
+	"time"
+)
+
+var sink int
+
+func BenchmarkSetup(b *testing.B) {
+	time.Sleep(40 * time.Millisecond) // set-up before the timer, paid by every process
+	b.ResetTimer()
+	for b.Loop() {
+		for i := range 1000 {
+			sink += i * i
+		}
+	}
+}
+`,
+	}
+	base, head := t.TempDir(), t.TempDir()
+	testenv.WriteFiles(t, base, files)
+	testenv.WriteFiles(t, head, files)
+	var progress bytes.Buffer
+	res, err := Run(context.Background(), Side{"base", base}, Side{"head", head}, Options{
+		Count: 1, Benchtime: "100ms", Runs: 5, CPU: []int{1}, BinDir: t.TempDir(), Progress: &progress,
+	}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	if len(res.Units) != 1 {
+		t.Fatalf("units %+v", res.Units)
+	}
+	u := res.Units[0]
+	if u.Runs >= 5 || u.Runs < 1 {
+		t.Errorf("%s: %d runs per side per round with 40 ms of set-up per process, want fewer than 5", u.ID(), u.Runs)
+	}
+	if got := u.Runs * u.N; got < u.RoundN-u.Runs || got > u.RoundN+u.Runs {
+		t.Errorf("%d runs × %d iterations = %d, want the round's %d", u.Runs, u.N, got, u.RoundN)
 	}
 }
