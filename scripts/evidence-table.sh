@@ -44,6 +44,7 @@ END {
     d = p[2]
     if (d == "new") d = "benchgate, new defaults"
     if (d == "old") d = "benchgate --runs 1 (old design)"
+    if (d == "prev") d = "benchgate before FreshRounds (prev)"
     if (d == "seq") d = "go test + benchstat, sequential"
     z = nz[p[1] " " p[2]]; if (z == "") z = "—"
     printf "| %s | %s | %d | %d | %d | %d | %d (%d) | %s | %.0f s |\n", s, d, cnt, a[k], b[k], c[k], fr[k], fa[k], z, med

@@ -12,6 +12,9 @@
 #   designs   new  benchgate run at its defaults (plus the setting's flags)
 #             old  the same with --runs 1 --estimator mean (the design before
 #                  short runs: one long run per side per round, averaged)
+#             prev benchgate run at its defaults, built from an earlier commit
+#                  (BENCHGATE_PREV, a binary): a change to the design measured
+#                  side by side with the one before it
 #             seq  sequential go test -count N on base, then on head, then
 #                  benchstat (found: significant at benchstat's p<0.05 and
 #                  ≥ the threshold; a false alarm: an unchanged benchmark so)
@@ -144,12 +147,14 @@ for r in $(seq "$runs"); do
       id=$d-$s-$(date +%s)
       t0=$(date +%s.%N)
       case $d in
-        new | old)
+        new | old | prev)
           extra=""
           [[ $d == old ]] && extra="--runs 1 --estimator mean"
+          bin=$bg
+          [[ $d == prev ]] && bin=${BENCHGATE_PREV:?prev needs BENCHGATE_PREV, a benchgate binary of an earlier commit}
           set +e
           # shellcheck disable=SC2046
-          "$bg" run --base HEAD~1 --head HEAD --benchtime "$bt" $(flags "$s") $extra --quiet $EXTRA_FLAGS \
+          "$bin" run --base HEAD~1 --head HEAD --benchtime "$bt" $(flags "$s") $extra --quiet $EXTRA_FLAGS \
             --json "$raw/$id.json" --out "$raw/$id" > "$raw/$id.txt" 2> "$raw/$id.err"
           code=$?
           set -e
