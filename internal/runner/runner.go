@@ -88,7 +88,7 @@ type Options struct {
 	// keepRuns keeps the pilot's split whatever the processes cost
 	// (tests of the split itself).
 	keepRuns bool
-	onRun      func(side, round int, u Unit, iters int)
+	onRun    func(side, round int, u Unit, iters int)
 }
 
 // Ignored is a benchmark that Options.Ignore kept from running.
