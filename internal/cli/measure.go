@@ -148,6 +148,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		LogDir:     logDir,
 		Progress:   a.progress(),
 		Ignore:     j.rules.ignore(),
+		NoWarmUp:   !a.timeLane(j),
 	}
 	opts.Plan = func(units []runner.Unit) {
 		if !a.timeLane(j) {

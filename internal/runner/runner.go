@@ -78,6 +78,9 @@ type Options struct {
 	// before its pilot run, and for every sub-benchmark the pilot finds
 	// (whose pilot thus ran once). Result.Ignored lists what it dropped.
 	Ignore func(pkg, name string) bool
+	// NoWarmUp skips the warm-up: no timed rounds follow (the instruction
+	// lane alone, MeasureInstructions, makes its own runs).
+	NoWarmUp bool
 	// Pin runs each benchmark process on a fixed set of CPUs (Linux
 	// sched_setaffinity): the first -test.cpu CPUs the process may use.
 	Pin bool
@@ -268,6 +271,9 @@ func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) 
 	r.res.Units = units
 	if o.Plan != nil {
 		o.Plan(units)
+	}
+	if o.NoWarmUp {
+		return s, nil
 	}
 	warm := time.Now()
 	if err := r.warmUp(ctx, units); err != nil {
