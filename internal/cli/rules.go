@@ -37,10 +37,25 @@ type rules struct {
 // maxPolicySize bounds what is read of a policy file.
 const maxPolicySize = 1 << 20
 
-// readPolicy parses the policy file at path, named name in errors. A
-// missing file is (nil, nil); a link or anything but a regular file is an
-// error, so that a checkout cannot point benchgate at another file.
-func readPolicy(path, name string) (*policy.Policy, []byte, error) {
+// readPolicy parses the policy file rel below root (a worktree; "" for a
+// path of the user's own, not checked), named name in errors. A missing
+// file is (nil, nil); a link, in the file's name or in a directory below
+// root, or anything but a regular file is an error, so that a checkout
+// cannot point benchgate at another file whose contents the errors would
+// quote.
+func readPolicy(root, rel, name string) (*policy.Policy, []byte, error) {
+	path := filepath.Join(root, rel)
+	if root != "" {
+		realRoot, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %v", name, err)
+		}
+		dir := filepath.Dir(path)
+		real, err := filepath.EvalSymlinks(dir)
+		if err == nil && real != filepath.Join(realRoot, filepath.Dir(rel)) {
+			return nil, nil, fmt.Errorf("%s: a symbolic link in its directories: not read", name)
+		}
+	}
 	f, err := safefile.OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -81,7 +96,7 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 			return nil, err
 		}
 		name := filepath.ToSlash(rel)
-		base, baseData, err := readPolicy(filepath.Join(trees[0].Dir(), rel), name)
+		base, baseData, err := readPolicy(trees[0].Path(), filepath.Join(subdir(trees[0]), rel), name)
 		if err != nil {
 			return nil, fmt.Errorf("policy file of the base commit %s:\n%v", short(j.base.SHA), err)
 		}
@@ -90,7 +105,7 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 		}
 		r.file = base
 		r.source = fmt.Sprintf("%s of the base commit %s", name, short(j.base.SHA))
-		head, headData, err := readPolicy(filepath.Join(trees[1].Dir(), rel), name)
+		head, headData, err := readPolicy(trees[1].Path(), filepath.Join(subdir(trees[1]), rel), name)
 		r.changed = !bytes.Equal(baseData, headData)
 		switch {
 		case err != nil:
@@ -131,13 +146,22 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 	return r, nil
 }
 
+// subdir is the module's directory within a worktree.
+func subdir(w *gitrev.Worktree) string {
+	rel, err := filepath.Rel(w.Path(), w.Dir())
+	if err != nil {
+		return "."
+	}
+	return rel
+}
+
 // fileRules reads the policy file and --accept for compare and merge: the
 // file from the file system, relative to the current directory (-C).
 func (a *app) fileRules() (*rules, error) {
 	r := &rules{}
 	if a.cfg.Policy != "none" {
 		path := a.resolve(a.cfg.Policy)
-		p, _, err := readPolicy(path, a.cfg.Policy)
+		p, _, err := readPolicy("", path, a.cfg.Policy)
 		if err != nil {
 			return nil, err
 		}

@@ -30,7 +30,7 @@ var Flags = []Flag{
 	{"bench", "REGEX", "benchmarks to run, like go test -bench", ".", "bench", func(c *Config, s string) error { c.Bench = s; return nil }},
 	{"count", "N", "interleaved rounds, each running every benchmark on both sides", "10", "count", func(c *Config, s string) error { return positiveInt(s, &c.Count) }},
 	{"benchtime", "D", "target time of a side's work per round, used to calibrate the iteration count, or Nx for a fixed count", "100ms", "benchtime", func(c *Config, s string) error { return benchtime(s, &c.Benchtime) }},
-	{"runs", "K", "separate short runs per side per round sharing that work, base and head alternating; fewer when a run would time less than 10ms; 1 is one run per side per round", "5", "runs", func(c *Config, s string) error { return positiveInt(s, &c.Runs) }},
+	{"runs", "K", "separate short runs per side per round sharing that work, base and head alternating; fewer when a run would time less than 10ms or its process would cost more than half the work it times; 1 is one run per side per round", "5", "runs", func(c *Config, s string) error { return positiveInt(s, &c.Runs) }},
 	{"estimator", "E", "one value from each round's runs for the paired test: median, min, p25 or mean", "median", "estimator", func(c *Config, s string) error { return estimator(s, &c.Estimator) }},
 	{"measure", "LIST", "what to measure: time (time/op and allocations, interleaved rounds), instructions (instructions/op under Valgrind: deterministic, no timed rounds), or time,instructions", "time", "measure", func(c *Config, s string) error { return measure(s, &c.Measure) }},
 	{"cpu", "LIST", "GOMAXPROCS values passed to the test binary, e.g. 1,2,4", "", "cpu", func(c *Config, s string) error { return cpuList(s, &c.CPU) }},

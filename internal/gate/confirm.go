@@ -58,8 +58,8 @@ func ConfirmRounds(n, m int, p Policy) int {
 
 // Confirm decides the promising time rows of a screening verdict (see
 // [Promising]) on the pooled rounds: second is [Judge] of fresh
-// interleaved rounds of (at least) the promising rows, typically
-// [ConfirmRounds] of them, numbered after the screen's (rounds that
+// interleaved rounds of (at least) the promising rows, [FreshRounds] of
+// them, numbered after the screen's (rounds that
 // collide with the screen's are renumbered after them). Each promising
 // row's screen and fresh observations are pooled into one comparison
 // (with the screen's estimator), and the row is
