@@ -271,8 +271,9 @@ func (a *Allocs) sites(unit string, outside bool) []Site {
 // B/op: whole numbers, rounded down; a mean of several runs will do) and
 // returns, one sentence each, where the sites do not add up to them
 // (rounded down the same way) and what may explain it, and where half an
-// allocation or byte per op or more was allocated outside the benchmark's
-// stacks; nil when the sites add up to the row on both sides.
+// allocation per op, or half a byte and 1 % of B/op, or more was
+// allocated outside the benchmark's stacks; nil when the sites add up to
+// the row on both sides.
 //
 // testing counts what the whole process allocates while the timer runs;
 // the sites, what grows with N on the benchmark's stacks. The two agree
@@ -289,7 +290,12 @@ func (a *Allocs) Check(allocsPerOp, bytesPerOp [2]float64) []string {
 	// Rounded down like testing's figures; the slack is for the
 	// floating-point division only: the sites' sums are exact.
 	off := func(prof, row float64) bool { return math.Floor(prof+1e-6) != math.Floor(row+1e-6) }
-	significant := func(objects, bytes float64) bool { return math.Abs(objects) >= 0.5 || math.Abs(bytes) >= 0.5 }
+	// Outside bytes count from half a byte per op, and from 1 % of the
+	// row's B/op: the runtime's own background allocations over a short
+	// profiled run (a few KiB under load) are not the benchmark's.
+	significant := func(objects, bytes, rowBytes float64) bool {
+		return math.Abs(objects) >= 0.5 || math.Abs(bytes) >= math.Max(0.5, 0.01*rowBytes)
+	}
 	for i := range 2 {
 		side := sideName(i)
 		objects, bytes := a.Objects[i], a.Bytes[i]
@@ -298,7 +304,7 @@ func (a *Allocs) Check(allocsPerOp, bytesPerOp [2]float64) []string {
 		outside := fmt.Sprintf("%s allocs/op and %s B/op were allocated outside the benchmark's stacks (in goroutines it started, or background work) and are not in its sites", num(outObjects), num(outBytes))
 		switch {
 		case !o && !b:
-			if significant(outObjects, outBytes) {
+			if significant(outObjects, outBytes, bytesPerOp[i]) {
 				notes = append(notes, side+": "+outside)
 			}
 			continue
@@ -308,7 +314,7 @@ func (a *Allocs) Check(allocsPerOp, bytesPerOp [2]float64) []string {
 		}
 		msg := fmt.Sprintf("%s: the sites add up to %s allocs/op and %s B/op where testing reports %s and %s", side, num(objects), num(bytes), num(allocsPerOp[i]), num(bytesPerOp[i]))
 		switch {
-		case significant(outObjects, outBytes):
+		case significant(outObjects, outBytes, bytesPerOp[i]):
 			msg += "; " + outside
 		case objects > allocsPerOp[i] || bytes > bytesPerOp[i]:
 			msg += ": allocations that grow with N while the timer is stopped (b.StopTimer in the loop) are in the profile and not in testing's count"

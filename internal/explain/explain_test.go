@@ -403,3 +403,28 @@ func value(t *testing.T, s string) float64 {
 	}
 	return v
 }
+
+// TestCheckOutside notes allocations outside the benchmark's stacks only
+// when they matter: half an allocation per op, or half a byte and 1 % of
+// the row's B/op (the runtime's own background bytes over a short
+// profiled run do not).
+func TestCheckOutside(t *testing.T) {
+	row := func(outObjects, outBytes float64) []string {
+		a := &explain.Allocs{Objects: [2]float64{3, 4}, Bytes: [2]float64{72, 136}, OutsideObjects: [2]float64{0, outObjects}, OutsideBytes: [2]float64{0, outBytes}}
+		return a.Check([2]float64{3, 4}, [2]float64{72, 136})
+	}
+	for _, tt := range []struct {
+		objects, bytes float64
+		note           bool
+	}{
+		{0, 0, false},
+		{0.01, 0.6, false}, // background bytes: under 1 % of 136 B/op
+		{0.01, 1.5, true},  // 1 % or more
+		{0.6, 0.6, true},   // half an allocation per op
+	} {
+		notes := row(tt.objects, tt.bytes)
+		if got := len(notes) > 0 && strings.Contains(notes[0], "outside the benchmark"); got != tt.note {
+			t.Errorf("outside %v allocs/op, %v B/op: notes %q, want a note %v", tt.objects, tt.bytes, notes, tt.note)
+		}
+	}
+}
