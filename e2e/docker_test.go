@@ -218,7 +218,8 @@ type dockerMount struct{ host, container string }
 //	       /proc/1/environ, write the file-command files, open the Docker
 //	       socket (mounted, as the runner does), read the checkout's persisted
 //	       credentials, print forged workflow commands (also in a failing
-//	       run's message and in sub-benchmark names): nothing leaks, no forged
+//	       run's message and in sub-benchmark names), in the time lane and
+//	       under valgrind in the instruction lane: nothing leaks, no forged
 //	       command would run, the verdict is the real one
 //
 // After every run the workspace must be exactly as checked out: no changed or
@@ -997,6 +998,10 @@ func (d *dockerTest) run1(t *testing.T) {
 		"run 1: the comment explains Join's allocs/op regression: +1 at mix.go:%d (e2ebench.Join, in the standard library's Clone)", cloneLine)
 	d.check(t, regexp.MustCompile(fmt.Sprintf(`(?m)^::notice file=mix\.go,line=%d,title=benchgate%%3A Join(-[0-9]+)? \+1 allocs/op here::`, cloneLine)).MatchString(r.stdout),
 		"run 1: a ::notice annotation points at the new allocation (mix.go line %d)", cloneLine)
+	// The instruction lane's row is explained from its own counts: Mix's
+	// 4x work is in Mix (or in the benchmark it is inlined into).
+	d.check(t, regexp.MustCompile(`<details><summary>Why <code>Mix</code> <code>instructions/op</code>: <code>e2ebench\.(BenchmarkMix|Mix)</code> \+[0-9]+ instructions/op flat \(<code>mix(_test)?\.go:[0-9]+</code>\)</summary>`).MatchString(c.Body),
+		"run 1: the comment explains Mix's instructions/op regression from the lane's per-function counts")
 	bad := 0
 	for _, req := range d.fake.Requests() {
 		if req.Authorization != "Bearer "+d.token {
@@ -1107,7 +1112,11 @@ func (d *dockerTest) run5(t *testing.T) {
 	if fi, err := os.Stat("/var/run/docker.sock"); err == nil && fi.Mode()&fs.ModeSocket != 0 {
 		extra = append(extra, "-v", "/var/run/docker.sock:/var/run/docker.sock") // as the runner does
 	}
-	r := d.runAction(t, 5, "pull_request", "pr", d.merge, fmt.Sprintf("refs/pull/%d/merge", dockerPR), d.userInputs(), extra...)
+	// The instruction lane too: the spy runs under valgrind as well, as
+	// the sandbox's user like every other benchmark process.
+	inputs := d.userInputs()
+	inputs["measure"] = "time,instructions"
+	r := d.runAction(t, 5, "pull_request", "pr", d.merge, fmt.Sprintf("refs/pull/%d/merge", dockerPR), inputs, extra...)
 	summary, outputs := r.summaryText(), r.outputsText()
 	d.check(t, r.rc == 1, "run 5: exit status 1 (Mix's real regression), got %d", r.rc)
 	verdict, _ := r.output("verdict")
@@ -1118,6 +1127,8 @@ func (d *dockerTest) run5(t *testing.T) {
 	rep := readReport(t, filepath.Join(d.ws, "benchgate-report.json"))
 	d.check(t, rep.hasBenchmark("Spy", func(_, _, status string) bool { return status != "failed" }),
 		"run 5: the Spy benchmark ran and found nothing to steal (a row, not a failure)")
+	d.check(t, rep.hasBenchmark("Spy", func(_, unit, status string) bool { return unit == "instructions/op" && status != "unavailable" }),
+		"run 5: the Spy benchmark ran under valgrind and found nothing to steal there either (an instructions/op row that is not unavailable)")
 
 	secret := `LEAK|` + regexp.QuoteMeta(d.token)
 	for _, s := range dockerSecrets {

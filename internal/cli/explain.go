@@ -16,6 +16,7 @@ import (
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
+	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchunit"
 )
@@ -31,6 +32,10 @@ const (
 	cpuRuns   = 3
 	cpuTarget = time.Second
 )
+
+// minInstructionChange is the smallest change of a function's own
+// instructions per op that an instructions/op explanation lists.
+const minInstructionChange = 0.5
 
 // explainUnit is one benchmark to profile and the rows it explains.
 type explainUnit struct {
@@ -51,9 +56,10 @@ type explainUnit struct {
 // --out): the report then prints the go tool pprof command that
 // reproduces the figures. A benchmark that cannot be profiled gets a
 // reason instead; nothing here changes the verdict.
-func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verdict, dirs [2]string, out string, kept bool, meta *report.Meta) {
+func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verdict, lane *runner.InstructionResult, dirs [2]string, out string, kept bool, meta *report.Meta) {
 	todo, skipped := explainUnits(sess.Units(), v)
-	if len(todo) == 0 {
+	counted := instructionRows(v, lane)
+	if len(todo) == 0 && len(counted) == 0 {
 		return
 	}
 	start := time.Now()
@@ -66,7 +72,7 @@ func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verd
 			nCPU++
 		}
 	}
-	if !a.cfg.Quiet {
+	if !a.cfg.Quiet && len(todo) > 0 {
 		fmt.Fprintf(a.env.Stderr, "benchgate: explaining %s: allocation profiles of %d, CPU profiles of %d\n",
 			plural(len(todo), "changed benchmark", "changed benchmarks"), nAllocs, nCPU)
 	}
@@ -80,14 +86,55 @@ func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verd
 		roots[i] = r
 	}
 	base := filepath.Join(out, "explain")
-	used := map[string]bool{}
+	used, dirOf := map[string]bool{}, map[string]string{}
+	// benchDir makes a benchmark's directory under out, through no link:
+	// out may be in the workspace, where the change's files are.
+	benchDir := func(u runner.Unit) (string, error) {
+		d, ok := dirOf[u.ID()]
+		if !ok {
+			d = filepath.Join(base, explainDirName(u, used))
+			dirOf[u.ID()] = d
+		}
+		return d, safefile.MkdirAll(out, d, 0o755)
+	}
+	if len(counted) > 0 {
+		for _, r := range counted {
+			d, err := benchDir(runner.Unit{Package: r.Package, Name: "Benchmark" + r.Name, CPU: 1})
+			w := explainInstructions(r, lane.Profiles[r.Package+"."+r.Name], roots, filepath.Join(d, "instructions"), kept && err == nil)
+			if err != nil && kept {
+				w.Notes = append(w.Notes, "the counts were not kept: "+oneLine(err))
+			}
+			meta.Explain = append(meta.Explain, w)
+		}
+		note := fmt.Sprintf("explain: %s from the instruction lane's per-function counts",
+			plural(len(counted), "instructions/op change", "instructions/op changes"))
+		if kept {
+			note += "; counts kept in " + base + " as pprof profiles"
+		}
+		meta.Notes = append(meta.Notes, note)
+	}
+	if len(todo) == 0 {
+		return
+	}
 	var allocsTime, cpuTime time.Duration
+	profiled := 0
 	for _, e := range todo {
 		if ctx.Err() != nil {
 			meta.Notes = append(meta.Notes, "explain: cancelled; the benchmarks not yet profiled are not explained")
 			break
 		}
-		dir := filepath.Join(base, explainDirName(e.u, used))
+		dir, err := benchDir(e.u)
+		if err != nil {
+			meta.Notes = append(meta.Notes, fmt.Sprintf("explain: %s not profiled: %v", e.u.ID(), oneLine(err)))
+			if len(e.allocs) > 0 {
+				nAllocs--
+			}
+			if e.time != nil {
+				nCPU--
+			}
+			continue
+		}
+		profiled++
 		ex := explainer{sess: sess, u: e.u, roots: roots, dir: dir, kept: kept}
 		if kept {
 			if _, err := sess.KeepBinaries(e.u, dir); err != nil {
@@ -106,18 +153,85 @@ func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verd
 			cpuTime += time.Since(t)
 		}
 	}
+	if skipped > 0 {
+		defer func() {
+			meta.Notes = append(meta.Notes, fmt.Sprintf("explain: %s not profiled (at most %d per run)", plural(skipped, "more changed benchmark", "more changed benchmarks"), maxExplained))
+		}()
+	}
+	if profiled == 0 {
+		return
+	}
 	round := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
 	note := fmt.Sprintf("explain: profiled %s after the verdict in %s (allocations of %d in %s, CPU of %d in %s)",
-		plural(len(todo), "changed benchmark", "changed benchmarks"), round(time.Since(start)), nAllocs, round(allocsTime), nCPU, round(cpuTime))
+		plural(profiled, "changed benchmark", "changed benchmarks"), round(time.Since(start)), nAllocs, round(allocsTime), nCPU, round(cpuTime))
 	if kept {
 		note += "; profiles and test binaries kept in " + base
 	} else {
 		note += "; the profiles were not kept (--out DIR keeps them, with the test binaries, for go tool pprof)"
 	}
 	meta.Notes = append(meta.Notes, note)
-	if skipped > 0 {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("explain: %s not profiled (at most %d per run)", plural(skipped, "more changed benchmark", "more changed benchmarks"), maxExplained))
+}
+
+// instructionRows picks the instructions/op rows to explain: those that
+// regressed or improved and whose benchmark the lane profiled on both
+// sides, those failing the gate first, at most maxExplained (their
+// explanations come from counts already taken, but each is a block in
+// the report).
+func instructionRows(v gate.Verdict, lane *runner.InstructionResult) []gate.Result {
+	if lane == nil {
+		return nil
 	}
+	var rows []gate.Result
+	for _, r := range v.Results {
+		if r.Kind != gate.Instructions || r.Status != gate.Regression && r.Status != gate.Improvement {
+			continue
+		}
+		if lp := lane.Profiles[r.Package+"."+r.Name]; lp != nil {
+			rows = append(rows, r)
+		}
+	}
+	slices.SortStableFunc(rows, func(x, y gate.Result) int { return boolRank(y.Fails()) - boolRank(x.Fails()) })
+	return rows[:min(len(rows), maxExplained)]
+}
+
+// explainInstructions explains an instructions/op row from the lane's
+// per-function counts of both sides (exact, as the counts are): the
+// functions whose own instructions per op changed most. With kept, each
+// side's counts go to dir/base.pprof and dir/head.pprof.
+func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]string, dir string, kept bool) report.Why {
+	w := report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
+	var cs [2]explain.Counts
+	for i := range 2 {
+		cs[i] = explain.FromCallgrind(lp[i].Profile, lp[i].Ops, roots[i], lp[i].Binary)
+	}
+	f, err := explain.DiffInstructions(cs[0], cs[1])
+	if err != nil {
+		w.Err = oneLine(err)
+		return w
+	}
+	// Less than half an instruction per op is the runtime's background
+	// (page allocator, scavenger) landing in a run or not: exact, but not
+	// the change.
+	top := slices.DeleteFunc(f.Top(0, false), func(e explain.Func) bool { return math.Abs(e.Head-e.Base) < minInstructionChange })
+	w.Changed = len(top)
+	w.Explain.Functions = top[:min(len(top), 5)]
+	w.Base, w.Head = f.Total[0], f.Total[1]
+	w.Ops = f.Ops
+	w.Runs = laneRepeats
+	if kept {
+		var files [2]string
+		for i := range 2 {
+			files[i] = filepath.Join(dir, sideName(i)+".pprof")
+			if err := safefile.MkdirAll(filepath.Dir(dir), dir, 0o755); err != nil {
+				return w
+			}
+			if err := explain.WriteProfile(files[i], explain.InstructionProfile(cs[i])); err != nil {
+				return w
+			}
+		}
+		w.Command = "go tool pprof -top -nodefraction=0 -diff_base " + shellQuote(files[0]) + " " + shellQuote(files[1])
+	}
+	return w
 }
 
 // explainUnits picks the benchmarks to profile: those with an allocs/op or
@@ -397,6 +511,7 @@ func whyAnnotations(ws, moduleDir string, v gate.Verdict, m report.Meta) []githu
 		return nil
 	}
 	var anns []github.Annotation
+	vis := report.Visible // the names come from the code measured
 	for _, r := range v.Regressions() {
 		w := whyOf(m, r)
 		if w == nil || w.Err != "" {
@@ -411,18 +526,24 @@ func whyAnnotations(ws, moduleDir string, v gate.Verdict, m report.Meta) []githu
 			where := ""
 			if s.Caller != nil {
 				file, line = s.Caller.File, s.Caller.Line
-				where = fmt.Sprintf(" in %s (%s:%d), called here by %s", s.Function, s.File, s.Line, s.Caller.Function)
+				where = fmt.Sprintf(" in %s (%s:%d), called here by %s", vis(s.Function), vis(s.File), s.Line, vis(s.Caller.Function))
 			} else {
-				where = " in " + s.Function
+				where = " in " + vis(s.Function)
 			}
 			title = fmt.Sprintf("benchgate: %s %s %s here", report.Visible(r.Name), signedNum(s.Head-s.Base), r.Unit)
-			msg = fmt.Sprintf("%s: %s → %s %s%s; the regression of %s.%s %s", position(file, line), num(s.Base), num(s.Head), r.Unit, where, r.Package, r.Name, r.Unit)
+			msg = fmt.Sprintf("%s: %s → %s %s%s; the regression of %s.%s %s", vis(position(file, line)), num(s.Base), num(s.Head), r.Unit, where, vis(r.Package), vis(r.Name), r.Unit)
+		case len(w.Explain.Functions) > 0 && r.Kind == gate.Instructions:
+			f := w.Explain.Functions[0]
+			file, line = f.File, f.Line
+			title = fmt.Sprintf("benchgate: %s instructions/op: %s runs more instructions", report.Visible(r.Name), report.Visible(f.Function))
+			msg = fmt.Sprintf("%s: %s → %s instructions/op of its own code (%.0f%% → %.0f%% of the count), the largest change in the instruction lane's counts; the regression of %s.%s %s",
+				vis(f.Function), num(math.Round(f.Base)), num(math.Round(f.Head)), 100*f.ShareBase, 100*f.ShareHead, vis(r.Package), vis(r.Name), r.Unit)
 		case len(w.Explain.Functions) > 0:
 			f := w.Explain.Functions[0]
 			file, line = f.File, f.Line
 			title = fmt.Sprintf("benchgate: %s sec/op: %s got slower", report.Visible(r.Name), report.Visible(f.Function))
 			msg = fmt.Sprintf("%s: %s → %s sec/op of its own time (%.0f%% → %.0f%% of the profile), the largest change in the CPU profiles; the regression of %s.%s %s",
-				f.Function, secs(f.Base), secs(f.Head), 100*f.ShareBase, 100*f.ShareHead, r.Package, r.Name, r.Unit)
+				vis(f.Function), secs(f.Base), secs(f.Head), 100*f.ShareBase, 100*f.ShareHead, vis(r.Package), vis(r.Name), r.Unit)
 		default:
 			continue
 		}

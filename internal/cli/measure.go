@@ -257,7 +257,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		}
 	}
 	if a.cfg.Explain && !j.dest.calibrate && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
-		a.explainPass(ctx, sess, *v, [2]string{trees[0].Dir(), trees[1].Dir()}, out, j.out != "", &meta)
+		a.explainPass(ctx, sess, *v, lane.res, [2]string{trees[0].Dir(), trees[1].Dir()}, out, j.out != "", &meta)
 	}
 	meta.Policy = policyMeta(rl, *v)
 	return a.conclude(*v, meta, j.dest)

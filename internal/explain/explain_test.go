@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -266,6 +267,77 @@ func TestExplainRealProfiles(t *testing.T) {
 			}
 		}
 	})
+
+	// The instruction lane's counts, under real callgrind: Checksum runs
+	// three times its instructions per op on head, exactly (the other
+	// functions' counts do not change by an instruction per op), at its
+	// func line; the pprof profiles written for the report's command give
+	// the same figures times the ops.
+	t.Run("instructions", func(t *testing.T) {
+		if _, err := exec.LookPath("valgrind"); err != nil {
+			t.Skip("needs valgrind (apt-get install valgrind)")
+		}
+		u := units["BenchmarkChecksum"]
+		res, err := s.MeasureInstructions(ctx, []runner.Unit{u}, runner.InstructionOptions{Repeats: 2}, io.Discard, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp := res.Profiles[mod+".Checksum"]
+		if lp == nil {
+			t.Fatalf("no lane profiles of %s.Checksum: %v, failures %+v", mod, res.Profiles, res.Failures)
+		}
+		var cs [2]explain.Counts
+		for i := range 2 {
+			if lp[i].Ops <= 0 || lp[i].Binary == "" {
+				t.Fatalf("side %d: %d ops, binary %q", i, lp[i].Ops, lp[i].Binary)
+			}
+			cs[i] = explain.FromCallgrind(lp[i].Profile, lp[i].Ops, roots[i], lp[i].Binary)
+		}
+		f, err := explain.DiffInstructions(cs[0], cs[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := f.Top(0, false)
+		if len(top) == 0 || top[0].Function != mod+".Checksum" {
+			t.Fatalf("Top: %+v, want %s.Checksum first", top, mod)
+		}
+		c := top[0]
+		if c.File != "work.go" || c.Line != lineOf(t, filepath.Join(roots[1], "work.go"), "func Checksum(") {
+			t.Errorf("Checksum at %s:%d", c.File, c.Line)
+		}
+		// Three passes over 256 bytes instead of one: 512 more loop
+		// steps per op, a few instructions each; Mix does one pass on
+		// both sides and does not change.
+		if d := c.Head - c.Base; d < 2*512 || math.Abs(c.Head/c.Base-3) > 0.1 {
+			t.Errorf("Checksum: %.1f → %.1f instructions/op, want about 3× (+2 passes of 256 bytes)", c.Base, c.Head)
+		}
+		for _, fn := range top[1:] {
+			if math.Abs(fn.Head-fn.Base) >= 1 {
+				t.Errorf("%s changed by %.2f instructions/op, want less than one (only Checksum changed)", fn.Function, fn.Head-fn.Base)
+			}
+		}
+		dir := filepath.Join(out, "instructions")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var files [2]string
+		for i, name := range []string{"base.pprof", "head.pprof"} {
+			files[i] = filepath.Join(dir, name)
+			if err := explain.WriteProfile(files[i], explain.InstructionProfile(cs[i])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if f.Ops[0] != f.Ops[1] {
+			t.Fatalf("ops %v: the sides ran different N", f.Ops)
+		}
+		ops := float64(f.Ops[1])
+		diff := pprofTop(t, "-diff_base", files[0], files[1])
+		for _, fn := range top {
+			if got, want := diff[fn.Function].flat, (fn.Head-fn.Base)*ops; math.Abs(got-want) > 0.5 {
+				t.Errorf("pprof -diff_base: %s flat %v, want %.0f", fn.Function, got, want)
+			}
+		}
+	})
 }
 
 func TestAllocDeltaNeedsTwoCounts(t *testing.T) {
@@ -407,7 +479,8 @@ func value(t *testing.T, s string) float64 {
 // TestCheckOutside notes allocations outside the benchmark's stacks only
 // when they matter: half an allocation per op, or half a byte and 1 % of
 // the row's B/op (the runtime's own background bytes over a short
-// profiled run do not).
+// profiled run do not, nor less of them in the longer run than in the
+// shorter: a negative figure).
 func TestCheckOutside(t *testing.T) {
 	row := func(outObjects, outBytes float64) []string {
 		a := &explain.Allocs{Objects: [2]float64{3, 4}, Bytes: [2]float64{72, 136}, OutsideObjects: [2]float64{0, outObjects}, OutsideBytes: [2]float64{0, outBytes}}
@@ -418,9 +491,11 @@ func TestCheckOutside(t *testing.T) {
 		note           bool
 	}{
 		{0, 0, false},
-		{0.01, 0.6, false}, // background bytes: under 1 % of 136 B/op
-		{0.01, 1.5, true},  // 1 % or more
-		{0.6, 0.6, true},   // half an allocation per op
+		{0.01, 0.6, false},   // background bytes: under 1 % of 136 B/op
+		{0.01, 1.5, true},    // 1 % or more
+		{0.6, 0.6, true},     // half an allocation per op
+		{-0.01, -0.8, false}, // less in the longer run: background, not the benchmark's
+		{-0.6, -2, false},
 	} {
 		notes := row(tt.objects, tt.bytes)
 		if got := len(notes) > 0 && strings.Contains(notes[0], "outside the benchmark"); got != tt.note {

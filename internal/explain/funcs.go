@@ -144,9 +144,11 @@ type Counts struct {
 }
 
 // Count is one function's instructions: Self in its own code, Inclusive
-// with the functions it calls.
+// with the functions it calls. Line is its first line (EntryLines), 0 if
+// unknown.
 type Count struct {
 	File            string
+	Line            int64
 	Self, Inclusive int64
 }
 
@@ -172,6 +174,7 @@ func DiffInstructions(base, head Counts) (*Funcs, error) {
 			}
 			if e.File == "" || i == 1 {
 				e.File, _ = t.rel(n.File)
+				e.Line = n.Line
 			}
 			addSide(&e.Base, &e.Head, i, float64(n.Self)/ops)
 			addSide(&e.CumBase, &e.CumHead, i, float64(n.Inclusive)/ops)

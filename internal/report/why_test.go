@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/stats"
 )
 
 // hostileFunc and hostileFile are a function and a file name a pull
@@ -172,5 +173,44 @@ func TestWhyJSON(t *testing.T) {
 	}
 	if len(e.Sites) != 2 || e.Sites[0].Function != hostileFunc || e.Sites[0].File != hostileFile || e.Sites[0].Line != 42 || e.Sites[0].Head != 1 || e.Functions != nil {
 		t.Errorf("sites: %+v", e)
+	}
+}
+
+// TestWhyInstructions: an instructions/op regression's why lists the
+// functions whose own instructions per op changed, from the lane's counts,
+// with the function and its line in the summary; in JSON, functions.
+func TestWhyInstructions(t *testing.T) {
+	delta := 0.05
+	r := gate.Result{Kind: gate.Instructions, Status: gate.Regression, Gated: true, Delta: &delta}
+	r.Package, r.Name, r.Unit = "example.com/lib", "Grow", "instructions/op"
+	r.Base, r.Head = &stats.Summary{Center: 12020, N: 3}, &stats.Summary{Center: 12621, N: 3}
+	v := gate.Verdict{Results: []gate.Result{r}}
+	m := Meta{Explain: []Why{{Package: r.Package, Name: r.Name, Unit: r.Unit, Changed: 2, Base: 12019.6, Head: 12620.4, Ops: [2]int64{8238, 8238}, Runs: 3,
+		Explain: explain.Explanation{Functions: []explain.Func{
+			{Function: "example.com/lib.Work", File: "lib.go", Line: 10, Base: 12007, Head: 12607, CumBase: 12007, CumHead: 12607, ShareBase: 0.999, ShareHead: 0.999},
+			{Function: "example.com/lib.BenchmarkGrow", File: "lib_test.go", Line: 7, Base: 12, Head: 13, CumBase: 12019, CumHead: 12620},
+		}},
+		Command: "go tool pprof -top -nodefraction=0 -diff_base out/base.pprof out/head.pprof"}}}
+	md := Markdown(v, m, Options{})
+	checkGFM(t, md)
+	for _, want := range []string{
+		"<details><summary>Why <code>Grow</code> <code>instructions/op</code>: <code>lib.Work</code> +600 instructions/op flat (<code>lib.go:10</code>)</summary>",
+		"| +600 | 12007 | 12607 | 100% → 100% | +600 |",
+		"| +1 | 12 | 13 |",
+		"3 runs × 2746 ops",
+		"12020 → 12620 instructions/op in all",
+		"Counted, not sampled",
+		"`go tool pprof -top -nodefraction=0 -diff_base out/base.pprof out/head.pprof`",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	b, err := JSON(v, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"functions": [`) || !strings.Contains(string(b), `"function": "example.com/lib.Work"`) || strings.Contains(string(b), `"sites"`) {
+		t.Errorf("JSON explain:\n%s", b)
 	}
 }

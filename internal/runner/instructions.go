@@ -55,6 +55,20 @@ type InstructionResult struct {
 	Benchmarks           int
 	Processes            int
 	ProcessTime, Elapsed time.Duration
+	// Profiles are the per-function counts of each benchmark measured on
+	// both sides, by its ID without "Benchmark" ("example.com/m.Parse"):
+	// base's and head's loop profiles, each side's samples merged.
+	Profiles map[string]*[2]LaneProfile
+}
+
+// LaneProfile is one side's per-function instruction counts of a
+// benchmark's loop (callgrind.Sample.Profile): its samples' profiles
+// merged, covering Ops iterations, and the test binary that ran them (for
+// the functions' lines).
+type LaneProfile struct {
+	Profile *callgrind.Profile
+	Ops     int64
+	Binary  string
 }
 
 // MeasureInstructions counts the instructions per op of the given units
@@ -75,7 +89,7 @@ type InstructionResult struct {
 func (s *Session) MeasureInstructions(ctx context.Context, units []Unit, o InstructionOptions, base, head io.Writer) (*InstructionResult, error) {
 	r := s.r
 	start := time.Now()
-	res := &InstructionResult{}
+	res := &InstructionResult{Profiles: map[string]*[2]LaneProfile{}}
 	defer func() {
 		res.Elapsed = time.Since(start)
 		r.res.ProcessTime += res.ProcessTime
@@ -123,6 +137,7 @@ func (s *Session) MeasureInstructions(ctx context.Context, units []Unit, o Instr
 		n := callgrind.ChooseN(perOp(u), o.Target)
 		r.progress("instructions %d/%d: %s.%s (N=%d)", k+1, len(todo), u.Package, strings.TrimPrefix(u.Name, "Benchmark"), n)
 		measured, rescaled := true, false
+		var profiles [2]LaneProfile
 	repeats:
 		for rep := range o.Repeats {
 			sides := [2]int{0, 1}
@@ -177,7 +192,19 @@ func (s *Session) MeasureInstructions(ctx context.Context, units []Unit, o Instr
 					return res, fmt.Errorf("writing %s results: %w", sideNames[i], err)
 				}
 				wrote[i] = true
+				if sample.Profile != nil {
+					lp := &profiles[i]
+					if lp.Profile == nil {
+						lp.Profile, lp.Binary = &callgrind.Profile{}, pk.Binary
+					}
+					if err := lp.Profile.Merge(sample.Profile); err == nil {
+						lp.Ops += int64(sample.N)
+					}
+				}
 			}
+		}
+		if measured && profiles[0].Ops > 0 && profiles[1].Ops > 0 {
+			res.Profiles[u.Package+"."+strings.TrimPrefix(u.Name, "Benchmark")] = &profiles
 		}
 		if measured {
 			res.Benchmarks++
