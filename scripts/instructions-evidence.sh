@@ -25,7 +25,9 @@
 # Each run costs about 33 s of CPU time; on an idle 2-core machine the whole
 # script takes about 20 minutes (the hog runs are 2-3 times slower), on a
 # shared one longer (40 minutes here). KEEP=1 keeps the raw files.
-# docs/evidence/instructions-gate.txt holds a run's output.
+# docs/evidence/instructions-gate.txt holds a run's output. COST_ONLY=1
+# runs the cost part alone (about 3 minutes; its output is
+# docs/evidence/instructions-cost.txt).
 set -euo pipefail
 runs=${1:-10}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -144,6 +146,7 @@ echo "# $(go version | cut -d' ' -f3), $(valgrind --version), $(nproc) CPUs ($(g
 echo "# load average (1, 5, 15 min) at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# planted: Plus01 +1%, Plus02 +2%, Plus05 +5%, Minus05 -5% iterations of one loop; Same unchanged (allocates)"
 start=$(date +%s)
+if [[ -z ${COST_ONLY:-} ]]; then
 for cond in quiet hog; do
   for i in $(seq "$runs"); do
     [[ $cond == hog ]] && hog
@@ -198,6 +201,7 @@ for cond in quiet hog; do
   awk -F'\t' -v c="$cond" "$isort"'$1 == c && $5 == "Plus01" { n++; t[n] = $4; u[n] = $12 } END { isort(t, n); isort(u, n); printf "# %s: a run (build, calibration, lane): wall time min %.0f s, median %.0f s, max %.0f s; CPU time (user + system, all processes) median %.0f s\n", c, t[1], t[int((n+1)/2)], t[n], u[int((n+1)/2)] }' "$work/t1.tsv"
   echo "#   its note, first run: $(head -1 "$work/notes-$cond.txt")"
 done
+fi
 
 echo
 echo "# Cost without the hog, each lane at its defaults on the same 5 benchmarks: wall time and CPU time"

@@ -126,7 +126,8 @@ type Options struct {
 	// Env is the complete environment of the test binary (nothing is
 	// inherited); GODEBUG (asyncpreemptoff=1,memprofilerate=0 added),
 	// GOGC=off and GOMEMLIMIT are set on top of it, VALGRIND_OPTS is
-	// removed.
+	// removed. Valgrind reads no options from it, nor from the
+	// .valgrindrc of its HOME (see run).
 	Env []string
 	// Credential, if set, is the user valgrind and the binary run as.
 	Credential *syscall.Credential
@@ -357,9 +358,11 @@ func Measure(ctx context.Context, o Options, b Bench, n int) (*Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	// valgrind reads ./.valgrindrc from the directory it runs in (the
-	// package's, which the change controls) when the file belongs to the
-	// user running it: options the change would choose for its own count.
+	// valgrind would read ./.valgrindrc from the directory it runs in
+	// (the package's, which the change controls) when the file belongs to
+	// the user running it: options the change would choose for its own
+	// count. --command-line-only=yes (see run) makes it ignore the file;
+	// a package that holds one is refused all the same, as documented.
 	if _, err := os.Lstat(filepath.Join(b.Dir, ".valgrindrc")); err == nil {
 		return nil, &Error{Reason: Aborted, Msg: fmt.Sprintf("%s holds a .valgrindrc, whose options valgrind would apply to this run: not measured", b.Dir)}
 	}
@@ -434,6 +437,12 @@ func (o Options) run(ctx context.Context, valgrind string, b Bench, n int, separ
 	}
 	defer os.RemoveAll(dir)
 	args := []string{
+		// Valgrind's options are these alone: not those of
+		// $HOME/.valgrindrc (the home is the sandbox user's, which the
+		// change's code writes and a cache may bring to later runs),
+		// ./.valgrindrc or VALGRIND_OPTS. A valgrind that does not
+		// know the option refuses to start.
+		"--command-line-only=yes",
 		"--tool=callgrind",
 		"--callgrind-out-file=" + filepath.Join(dir, outName),
 		"--log-file=" + filepath.Join(dir, logName),

@@ -287,6 +287,37 @@ func TestValgrindrcRefused(t *testing.T) {
 	}
 }
 
+// The sandbox user's home is writable by the change's code (and may come
+// back from a cache): valgrind reads no options from its .valgrindrc, nor
+// from VALGRIND_OPTS. An option valgrind does not know makes it refuse to
+// start, so the run succeeds only if the file is not read.
+func TestHomeValgrindrcIgnored(t *testing.T) {
+	b := testBinary(t)
+	t.Parallel()
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".valgrindrc"), []byte("--no-such-option=planted\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := options()
+	o.Env = append(o.Env, "HOME="+home, "VALGRIND_OPTS=--no-such-option=planted")
+	measure(t, o, b, "BenchmarkWork1000", 200)
+}
+
+// Without valgrind: the option that keeps valgrind from reading
+// .valgrindrc files and VALGRIND_OPTS comes first.
+func TestCommandLineOnly(t *testing.T) {
+	argsFile := filepath.Join(t.TempDir(), "args")
+	o := fakeValgrind(t, `printf '%s\n' "$@" >`+argsFile+"\nexit 1\n")
+	Measure(context.Background(), o, Bench{Binary: "/bin/true", Dir: t.TempDir(), Name: "BenchmarkX"}, 10)
+	b, err := os.ReadFile(argsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(string(b), "\n"); first != "--command-line-only=yes" {
+		t.Errorf("valgrind's arguments start with %q, want --command-line-only=yes:\n%s", first, b)
+	}
+}
+
 func TestValgrindMissing(t *testing.T) {
 	o := Options{Env: []string{"PATH=" + t.TempDir() + ":/nonexistent"}}
 	err := Available(o)

@@ -117,7 +117,7 @@ func (a *app) action(ctx context.Context) int {
 	if act.Mode == "merge" {
 		return a.actionMerge(ctx, gh, ws, jsonPath, target, act, tr)
 	}
-	if err := goModule(ctx, dir, a.untrustedEnv()); err != nil {
+	if err := goModule(dir); err != nil {
 		return fail(ExitUsage, "input working-directory: %v", err)
 	}
 	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
@@ -296,8 +296,10 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 		}
 		anns = append(anns, github.Annotation{
 			Level: github.Error, File: file, Line: line, Severity: sev,
-			Title:   fmt.Sprintf("benchgate: %s %s regressed", report.Visible(r.Name), r.Unit),
-			Message: fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, report.ReasonText(r)),
+			// Names and units are the change's text: invisible characters
+			// are shown, as in the reports.
+			Title:   fmt.Sprintf("benchgate: %s %s regressed", report.Visible(r.Name), report.Visible(r.Unit)),
+			Message: report.Visible(fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, report.ReasonText(r))),
 		})
 	}
 	if len(o.meta.Explain) > 0 {

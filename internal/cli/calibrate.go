@@ -19,7 +19,7 @@ import (
 // the chosen suite-wide false-alarm rate (--alpha, after --correction).
 func (a *app) calibrate(ctx context.Context) int {
 	dir := a.resolve(a.cfg.Dir)
-	if err := goModule(ctx, dir, a.untrustedEnv()); err != nil {
+	if err := goModule(dir); err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
 	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -266,7 +265,7 @@ func (a *app) run(ctx context.Context, dir string) outcome {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return a.failf(ExitUsage, "-C %s: not a directory", dir)
 	}
-	if err := goModule(ctx, dir, a.untrustedEnv()); err != nil {
+	if err := goModule(dir); err != nil {
 		return a.failf(ExitUsage, "%v", err)
 	}
 	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
@@ -305,19 +304,28 @@ func timingNote(res *runner.Result) string {
 		res.ProcessTime.Round(time.Millisecond), res.RunTime.Round(time.Millisecond), over.Round(time.Millisecond), pct)
 }
 
-// goModule checks that dir is inside a Go module.
-func goModule(ctx context.Context, dir string, env []string) error {
-	cmd := exec.CommandContext(ctx, "go", "env", "GOMOD")
-	cmd.Dir = dir
-	cmd.Env = env
-	out, err := cmd.Output()
+// goModule checks that dir is inside a Go module: that it or a directory
+// above it holds a go.mod file, as go finds the main module. go itself is
+// not run: in the change's checkout, as root, its go line could make go
+// download a toolchain (GOTOOLCHAIN=auto) into the shared module cache.
+func goModule(dir string) error {
+	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return fmt.Errorf("go env GOMOD in %s: %v", dir, err)
+		return err
 	}
-	if mod := strings.TrimSpace(string(out)); mod == "" || mod == os.DevNull {
-		return fmt.Errorf("%s is not in a Go module (no go.mod): run benchgate in the module's directory or pass -C DIR", dir)
+	if fi, err := os.Stat(abs); err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
 	}
-	return nil
+	for d := abs; ; d = filepath.Dir(d) {
+		if fi, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && fi.Mode().IsRegular() {
+			return nil
+		}
+		if filepath.Dir(d) == d {
+			return fmt.Errorf("%s is not in a Go module (no go.mod): run benchgate in the module's directory or pass -C DIR", dir)
+		}
+	}
 }
 
 func short(sha string) string {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -33,21 +34,33 @@ func (a *app) gitOptions() []gitrev.Option {
 	return []gitrev.Option{gitrev.WithEnv(a.gitEnv())}
 }
 
-// untrustedEnv is the environment of the change's code before the sandbox
-// exists (go env GOMOD): the allow-list and --env.
-func (a *app) untrustedEnv() []string { return sandbox.Env(a.environ(), a.cfg.Env) }
-
 // prison is the sandbox of one measurement and how to undo what preparing it
 // changed.
 type prison struct {
 	*sandbox.Sandbox
 	undo []func()
+	// reopen gives the workspace its mode back, once nothing of the
+	// sandbox user runs.
+	reopen func()
+	stderr io.Writer
 }
 
-// release restores what sandboxing changed, in reverse order. (What the
-// change's code leaves running in the background ends with the container,
-// whose first process benchgate is.)
+// release ends what the change's code left running and restores what
+// sandboxing changed, in reverse order. With a sandbox user, every process
+// of that user is killed first: a daemon that left its process group would
+// otherwise read the workspace, with the token of the checkout's
+// .git/config, once reopened. If some cannot be killed, the workspace stays
+// closed to every user but its owner.
 func (p *prison) release() {
+	if p.User() != nil {
+		if _, err := p.KillAll(); err != nil {
+			fmt.Fprintf(p.stderr, "benchgate: warning: %v: the workspace stays closed to other users\n", err)
+			p.reopen = nil
+		}
+	}
+	if p.reopen != nil {
+		p.reopen()
+	}
 	for i := len(p.undo) - 1; i >= 0; i-- {
 		p.undo[i]()
 	}
@@ -61,7 +74,7 @@ func (p *prison) release() {
 // checkout's .git/config, which may hold a persisted token) is closed to
 // them until the measurement ends.
 func (a *app) sandbox(tmp string, trees []string) (*prison, error) {
-	p := &prison{}
+	p := &prison{stderr: a.env.Stderr}
 	o := sandbox.Options{Environ: a.environ(), Pass: a.cfg.Env}
 	if a.cfg.Command != "action" {
 		sb, err := sandbox.New(o)
@@ -132,7 +145,7 @@ func (a *app) sandbox(tmp string, trees []string) (*prison, error) {
 		if fi, err := os.Lstat(ws); err == nil && fi.IsDir() {
 			mode := fi.Mode().Perm()
 			if err := os.Chmod(ws, mode&0o700); err == nil {
-				p.undo = append(p.undo, func() { _ = os.Chmod(ws, mode) })
+				p.reopen = func() { _ = os.Chmod(ws, mode) }
 			}
 		}
 	}

@@ -441,3 +441,46 @@ func TestActionCommentAuthor(t *testing.T) {
 		t.Errorf("without comment-author: comments = %+v, want github-actions[bot]'s edited", cs)
 	}
 }
+
+// A benchmark's name is the change's text: its annotations show the
+// invisible characters in it, as the reports do, in the message as in the
+// title.
+func TestActionAnnotationsShowInvisible(t *testing.T) {
+	h := newActionHarness(t, githubtest.Config{})
+	h.event(t, "workflow_dispatch", `{}`)
+	p := filepath.Join(h.ws, "results")
+	m := shard.Manifest{BaseSHA: runBase, HeadSHA: runMerge, Shard: shard.Spec{Index: 1, Count: 1}, Complete: true, Rounds: 10}
+	if err := m.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"Pa\u200brse", "Lex"}
+	for _, side := range []struct {
+		file   string
+		factor map[string]float64
+	}{{"base.txt", nil}, {"head.txt", map[string]float64{"Pa\u200brse": 1.5}}} {
+		if err := os.WriteFile(filepath.Join(p, side.file), []byte(writeRounds(names, 10, side.factor, nil, rng)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.env["INPUT_MODE"], h.env["INPUT_MERGE"] = "merge", "results"
+	if code := h.run(t); code != ExitFail {
+		t.Fatalf("exit %d, want %d (a regression)\n%s", code, ExitFail, h.output())
+	}
+	var regressed string
+	for _, l := range strings.Split(h.stdout.String(), "\n") {
+		if !strings.HasPrefix(l, "::error ") {
+			continue
+		}
+		if strings.Contains(l, "\u200b") {
+			t.Errorf("annotation with an invisible character: %q", l)
+		}
+		if strings.Contains(l, "regressed") {
+			regressed = l
+		}
+	}
+	_, msg, _ := strings.Cut(strings.TrimPrefix(regressed, "::error "), "::")
+	if !strings.HasPrefix(msg, "example.com/p.Pa<U+200B>rse-2 sec/op: ") {
+		t.Errorf("regression annotation %q: want its message to name example.com/p.Pa<U+200B>rse-2\n%s", regressed, h.stdout.String())
+	}
+}

@@ -114,6 +114,49 @@ func TestMeasureInstructions(t *testing.T) {
 	if !strings.Contains(progress.String(), "instructions 1/2: example.com/mod.Sum") {
 		t.Errorf("progress:\n%s", progress.String())
 	}
+	// Both sides ran at one N (chosen, maybe raised, on the first
+	// sample): their per-function counts cover the same ops, repeats × N,
+	// and add up to the written counts; Flaky, not counted on head, has
+	// none.
+	iters := map[int]bool{}
+	for _, out := range []*bytes.Buffer{&baseOut, &headOut} {
+		rd := benchfmt.NewReader(bytes.NewReader(out.Bytes()), "out")
+		for rd.Scan() {
+			if r, ok := rd.Result().(*benchfmt.Result); ok && r.Name.String() == "Sum" {
+				iters[r.Iters] = true
+			}
+		}
+	}
+	if len(iters) != 1 {
+		t.Errorf("Sum ran at N %v on the two sides, want one N", iters)
+	}
+	lp := res.Profiles["example.com/mod.Sum"]
+	if lp == nil || len(res.Profiles) != 1 {
+		t.Fatalf("lane profiles: %v, want Sum's only", res.Profiles)
+	}
+	for i, p := range lp {
+		var n int
+		for k := range iters {
+			n = k
+		}
+		if p.Ops != int64(2*n) || p.Profile == nil || p.Binary == "" {
+			t.Errorf("side %d: profile of %d ops (want 2 × %d), binary %q", i, p.Ops, n, p.Binary)
+			continue
+		}
+		var self int64
+		for _, f := range p.Profile.Funcs {
+			if len(f.Self) > 0 {
+				self += f.Self[0]
+			}
+		}
+		vs := b["Sum"]
+		if i == 1 {
+			vs = h["Sum"]
+		}
+		if want := (vs[0] + vs[1]) * float64(n); math.Abs(float64(self)/want-1) > 1e-6 {
+			t.Errorf("side %d: functions' own counts add up to %d, the samples to %.0f", i, self, want)
+		}
+	}
 
 	// Without valgrind, every benchmark fails with one clear reason, and
 	// nothing runs.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // runnerEnv is what a GitHub-hosted runner gives a container action, with
@@ -253,5 +254,105 @@ func TestUnreachableHome(t *testing.T) {
 	_, err := New(Options{Environ: runnerEnv, User: &u, Home: filepath.Join(private, "home")})
 	if err == nil || !strings.Contains(err.Error(), "not searchable") {
 		t.Errorf("New with a home the user cannot reach: %v, want an error saying so", err)
+	}
+}
+
+// running reports whether pid is a live process (not a zombie).
+func running(pid int) bool {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "State:"); ok {
+			v = strings.TrimSpace(v)
+			return !strings.HasPrefix(v, "Z") && !strings.HasPrefix(v, "X")
+		}
+	}
+	return false
+}
+
+// What the change's code leaves running is killed, a daemon that left its
+// process group and its parent included; other users' processes are not.
+func TestKillAll(t *testing.T) {
+	needRoot(t)
+	// A user of its own: no other test's processes are this user's.
+	u := User{FallbackID + 8, FallbackID + 8}
+	sb, err := New(Options{Environ: runnerEnv, User: &u, Home: filepath.Join(openDir(t), "home")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A process of the sandbox user in a session of its own, our child.
+	child := sandboxed(t, sb, "exec sleep 300")
+	child.SysProcAttr.Setsid = true
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- child.Wait() }()
+	t.Cleanup(func() { child.Process.Kill() })
+	// A daemon: forked by a shell that has exited.
+	sh := sandboxed(t, sb, "sleep 300 </dev/null >/dev/null 2>&1 & echo $!")
+	sh.SysProcAttr.Setsid = true
+	out, err := sh.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || !running(daemon) {
+		t.Fatalf("daemon pid %q: %v, running %v", out, err, running(daemon))
+	}
+	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
+	// benchgate's own.
+	ours := exec.Command("sleep", "300")
+	if err := ours.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ours.Process.Kill(); ours.Wait() })
+
+	n, err := sb.KillAll()
+	if err != nil || n < 2 {
+		t.Errorf("KillAll() = %d, %v; want at least the 2 processes", n, err)
+	}
+	select {
+	case err := <-waited:
+		ws, ok := child.ProcessState.Sys().(syscall.WaitStatus)
+		if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+			t.Errorf("the sandbox user's process ended with %v, want SIGKILL", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Errorf("the sandbox user's process %d is still running", child.Process.Pid)
+	}
+	for i := 0; running(daemon); i++ {
+		if i == 50 {
+			t.Fatalf("the daemon %d is still running", daemon)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !running(ours.Process.Pid) {
+		t.Errorf("KillAll killed a process of root")
+	}
+	if n, err := sb.KillAll(); n != 0 || err != nil {
+		t.Errorf("KillAll() again = %d, %v; want 0, nil", n, err)
+	}
+}
+
+// Without a user the processes are benchgate's user's: none is killed.
+func TestKillAllWithoutUser(t *testing.T) {
+	sb, err := New(Options{Environ: runnerEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := exec.Command("sleep", "300")
+	if err := ours.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ours.Process.Kill(); ours.Wait() })
+	if n, err := sb.KillAll(); n != 0 || err != nil {
+		t.Errorf("KillAll() = %d, %v; want 0, nil", n, err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if !running(ours.Process.Pid) {
+		t.Errorf("KillAll without a user killed benchgate's own process")
 	}
 }
