@@ -141,7 +141,7 @@ git add -A && git -c user.name=x -c user.email=x@x commit -qm base
 sed -i -e 's/n01 = 20000/n01 = 20200/' -e 's/n02 = 20000/n02 = 20400/' -e 's/n05 = 20000/n05 = 21000/' -e 's/m05 = 20000/m05 = 19000/' work.go
 git -c user.name=x -c user.email=x@x commit -qam 'head: planted changes'
 
-echo "# command: scripts/instructions-evidence.sh $*"
+echo "# command: ${COST_ONLY:+COST_ONLY=1 }scripts/instructions-evidence.sh $*"
 echo "# $(go version | cut -d' ' -f3), $(valgrind --version), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(date -u +%Y-%m-%d)"
 echo "# load average (1, 5, 15 min) at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# planted: Plus01 +1%, Plus02 +2%, Plus05 +5%, Minus05 -5% iterations of one loop; Same unchanged (allocates)"
