@@ -731,10 +731,9 @@ func isolate(dumps []dump, n int) (loop *Profile, moved bool, err error) {
 		return thread[r.start] != thread[r.end] || ranElsewhere(in, across) || mayChangeThreads(in)
 	}
 	last := regions[len(regions)-1]
-	if in, across, err := count(last); err != nil {
+	lastIn, lastAcross, err := count(last)
+	if err != nil {
 		return nil, false, err
-	} else if movedIn(last, in, across) {
-		return in, true, nil
 	}
 	var (
 		big              span
@@ -758,6 +757,12 @@ func isolate(dumps []dump, n int) (loop *Profile, moved bool, err error) {
 	}
 	if rest := total - l; !(len(regions) <= 2 && lastIsBig) && float64(rest) > float64(l)/float64(n)+0.1*float64(l) {
 		return nil, false, fmt.Errorf("cannot tell the benchmark loop from the rest of the run: its largest timed region counts %d instructions of %d in %d regions (does the loop mostly wait, or is N = %d too small?)%s", l, total, len(regions), n, stopStartHint)
+	}
+	// A loop that may have moved between threads is measured again with
+	// them merged (after the check above: a timer stopped in every
+	// iteration makes as many regions, moved or not).
+	if movedIn(last, lastIn, lastAcross) {
+		return lastIn, true, nil
 	}
 	for _, iv := range intervals {
 		if iv.from >= big.end && iv.to < parts[len(parts)-1] && iv.prof.Total() > l/2 {
