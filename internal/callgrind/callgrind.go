@@ -52,6 +52,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/benchout"
 	"github.com/benchgate/benchgate/internal/safefile"
 	"golang.org/x/perf/benchfmt"
 )
@@ -566,9 +567,10 @@ func benchFailed(stdout, stderr []byte) bool {
 }
 
 // findResult returns the result line of benchmark name (run with
-// -test.cpu=1: no suffix) in the binary's output.
+// -test.cpu=1: no suffix) in the binary's output, also when the
+// benchmark's own output split it.
 func findResult(stdout []byte, name string) *benchfmt.Result {
-	rd := benchfmt.NewReader(bytes.NewReader(stdout), "")
+	rd := benchfmt.NewReader(bytes.NewReader(benchout.Rejoin(stdout)), "")
 	for rd.Scan() {
 		if r, ok := rd.Result().(*benchfmt.Result); ok && "Benchmark"+r.Name.String() == name {
 			return r.Clone()

@@ -215,6 +215,22 @@ func TestSystemCalls(t *testing.T) {
 	}
 }
 
+// A benchmark that prints to standard output splits its own result line
+// (the hostile pull request's benchmarks do): it is still counted, the same
+// as the loop it runs.
+func TestChattyBenchmark(t *testing.T) {
+	b := testBinary(t)
+	t.Parallel()
+	chatty := measure(t, options(), b, "BenchmarkChatty", 200)
+	quiet := measure(t, options(), b, "BenchmarkWork1000", 200)
+	if chatty.Result == nil || chatty.Result.Iters != 200 {
+		t.Fatalf("result %+v", chatty.Result)
+	}
+	if math.Abs(chatty.PerOp/quiet.PerOp-1) > 0.01 {
+		t.Errorf("Chatty %.1f instructions/op, Work1000 %.1f: want the same loop's count", chatty.PerOp, quiet.PerOp)
+	}
+}
+
 // A benchmark that stops its timer in every iteration cannot be followed:
 // that is an error saying so, never a count.
 func TestStopStartTimer(t *testing.T) {

@@ -8,12 +8,12 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/benchout"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -67,7 +67,7 @@ type parsed struct {
 // parseResults reads the benchfmt results in a test binary's output.
 func parseResults(stdout []byte, cpu int) []parsed {
 	var res []parsed
-	rd := benchfmt.NewReader(bytes.NewReader(rejoinResults(stdout)), "")
+	rd := benchfmt.NewReader(bytes.NewReader(benchout.Rejoin(stdout)), "")
 	suffix := procSuffix(cpu)
 	for rd.Scan() {
 		rec, ok := rd.Result().(*benchfmt.Result)
@@ -84,36 +84,6 @@ func parseResults(stdout []byte, cpu int) []parsed {
 		res = append(res, parsed{leaf: "Benchmark" + name, result: rec.Clone()})
 	}
 	return res
-}
-
-// resultTail matches what testing prints after a benchmark's name once it
-// has run: the iteration count and value-unit pairs ("  1000  12.5 ns/op").
-var resultTail = regexp.MustCompile(`^\s*\d+\s+[-+0-9.eE]+ \S+(\s|$)`)
-
-// rejoinResults puts result lines back together that the benchmark's own
-// output split: testing prints a benchmark's name, runs it, then prints its
-// figures, so whatever the benchmark writes to standard output lands between
-// the two ("BenchmarkX-2 \tsome text\n…\n  1000  12.5 ns/op"). Such a
-// result would otherwise be lost without a word.
-func rejoinResults(stdout []byte) []byte {
-	lines := strings.Split(string(stdout), "\n")
-	pending := ""
-	for i, l := range lines {
-		if name, rest, ok := strings.Cut(l, "\t"); ok && strings.HasPrefix(name, "Benchmark") && !strings.ContainsAny(strings.TrimSpace(name), " ") {
-			if resultTail.MatchString(rest) {
-				pending = ""
-			} else {
-				pending = strings.TrimSpace(name)
-				lines[i] = "" // the benchmark's text after the name: not a result
-			}
-			continue
-		}
-		if pending != "" && resultTail.MatchString(l) {
-			lines[i] = pending + "\t" + l
-			pending = ""
-		}
-	}
-	return []byte(strings.Join(lines, "\n"))
 }
 
 // failedNames extracts the benchmarks a run reported as failed.

@@ -109,3 +109,12 @@ func BenchmarkPanic(b *testing.B) {
 		sink += Work(10)
 	}
 }
+
+// BenchmarkChatty prints to standard output each time it is called, which
+// splits its result line ("BenchmarkChatty \tchat\n  1000  1.5 ns/op").
+func BenchmarkChatty(b *testing.B) {
+	os.Stdout.WriteString("chat ::set-output name=x::y\n")
+	for b.Loop() {
+		sink += Work(1000)
+	}
+}
