@@ -219,6 +219,11 @@ func New(o Options) (*Sandbox, error) {
 		}
 	}
 	s.env = env
+	// What the user's processes leave behind stays in benchgate's tree of
+	// processes, where KillAll finds it.
+	if err := becomeSubreaper(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	return s, nil
 }
 

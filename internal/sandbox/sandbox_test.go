@@ -356,3 +356,34 @@ func TestKillAllWithoutUser(t *testing.T) {
 		t.Errorf("KillAll without a user killed benchgate's own process")
 	}
 }
+
+// selectKill picks the live processes of the user that descend from
+// benchgate: its children, their children, daemons reparented to it; not
+// the user's processes elsewhere (another job's), not other users', not
+// zombies, not benchgate itself.
+func TestSelectKill(t *testing.T) {
+	const self, uid, other = 100, 65532, 1001
+	procs := map[int]proc{
+		1:   {ppid: 0, uids: []int{0, 0, 0, 0}},
+		100: {ppid: 1, uids: []int{0, 0, 0, 0}},                       // benchgate
+		101: {ppid: 100, uids: []int{uid, uid, uid, uid}},             // a benchmark
+		102: {ppid: 101, uids: []int{uid, uid, uid, uid}},             // its child
+		103: {ppid: 100, uids: []int{uid, uid, uid, uid}},             // a daemon, reparented to benchgate
+		104: {ppid: 100, uids: []int{0, uid, 0, 0}},                   // the user's by its effective uid
+		105: {ppid: 100, uids: []int{uid, uid, uid, uid}, dead: true}, // a zombie
+		106: {ppid: 100, uids: []int{other, other, other, other}},     // another user's
+		200: {ppid: 1, uids: []int{uid, uid, uid, uid}},               // the same user, another job
+		201: {ppid: 200, uids: []int{uid, uid, uid, uid}},
+		300: {ppid: 301, uids: []int{uid, uid, uid, uid}}, // a loop in a racy read
+		301: {ppid: 300, uids: []int{uid, uid, uid, uid}},
+	}
+	got := selectKill(procs, uid, self)
+	if want := []int{101, 102, 103, 104}; !slices.Equal(got, want) {
+		t.Errorf("selectKill = %v, want %v", got, want)
+	}
+	// In the action's container benchgate is PID 1: every process of the
+	// user is its.
+	if got, want := selectKill(procs, uid, 1), []int{101, 102, 103, 104, 200, 201}; !slices.Equal(got, want) {
+		t.Errorf("as PID 1: selectKill = %v, want %v", got, want)
+	}
+}
