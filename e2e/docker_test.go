@@ -151,6 +151,35 @@ var hostileFiles = map[string]string{
 	"head_loud_test.go":  "spy/loud_test.go",
 }
 
+// laneSpy is the hostile pull request's addition to the stable package
+// (run 5), which is on both sides, so that the instruction lane measures
+// it: an init function, run by every process of the package's test
+// binary (valgrind's included), that panics with whatever it can steal.
+const laneSpy = `package stable
+
+import (
+	"os"
+	"strings"
+)
+
+func init() {
+	var leaks []string
+	for _, kv := range os.Environ() {
+		if strings.Contains(kv, "_secret") || strings.Contains(kv, "s3cret") || strings.HasPrefix(kv, "INPUT_") || strings.HasPrefix(kv, "GITHUB_") || strings.HasPrefix(kv, "ACTIONS_") {
+			leaks = append(leaks, "LEAK env "+kv)
+		}
+	}
+	for _, p := range []string{"/proc/1/environ", "/github/workspace/.git/config"} {
+		if b, err := os.ReadFile(p); err == nil {
+			leaks = append(leaks, "LEAK read "+p+": "+string(b))
+		}
+	}
+	if len(leaks) > 0 {
+		panic(strings.Join(leaks, "\n"))
+	}
+}
+`
+
 // The secrets the runner would give the job in run 5.
 var dockerSecrets = []string{"ghs_github_secret_e2e", "rt_runtime_secret_e2e", "oidc_request_secret_e2e"}
 
@@ -879,11 +908,27 @@ type dockerReport struct {
 		FailOnFailure bool     `json:"fail_on_failure"`
 	} `json:"policy"`
 	Benchmarks []struct {
-		Package string `json:"package"`
-		Name    string `json:"name"`
-		Unit    string `json:"unit"`
-		Status  string `json:"status"`
+		Package string          `json:"package"`
+		Name    string          `json:"name"`
+		Unit    string          `json:"unit"`
+		Status  string          `json:"status"`
+		Reason  json.RawMessage `json:"reason"`
 	} `json:"benchmarks"`
+}
+
+// rows describes the report's rows of benchmark name in unit, with their
+// status and reason (for a failed check's message).
+func (rep *dockerReport) rows(name, unit string) string {
+	var b strings.Builder
+	for _, r := range rep.Benchmarks {
+		if strings.HasPrefix(r.Name, name) && r.Unit == unit {
+			fmt.Fprintf(&b, "\n  %s %s: %s %s", r.Name, r.Unit, r.Status, r.Reason)
+		}
+	}
+	if b.Len() == 0 {
+		return " (no such row)"
+	}
+	return b.String()
 }
 
 // readReport reads a JSON report; a missing or bad one is the zero report,
@@ -1096,6 +1141,7 @@ func (d *dockerTest) run5(t *testing.T) {
 	for from, to := range hostileFiles {
 		dockerWriteFile(t, filepath.Join(o, to), txtarFile(t, string(data), from))
 	}
+	dockerWriteFile(t, filepath.Join(o, "stable", "lane_spy_test.go"), []byte(laneSpy))
 	// What the spy tries to write to (it runs in its package's directory).
 	dockerWriteFile(t, filepath.Join(o, "spy", "targets.txt"), []byte("/github/file_commands/*\n/github/workspace/.git/config\n/github/workflow/event.json\n"))
 	d.git(t, o, "add", "-A")
@@ -1112,8 +1158,10 @@ func (d *dockerTest) run5(t *testing.T) {
 	if fi, err := os.Stat("/var/run/docker.sock"); err == nil && fi.Mode()&fs.ModeSocket != 0 {
 		extra = append(extra, "-v", "/var/run/docker.sock:/var/run/docker.sock") // as the runner does
 	}
-	// The instruction lane too: the spy runs under valgrind as well, as
-	// the sandbox's user like every other benchmark process.
+	// The instruction lane too: the stable package's spy (laneSpy) runs
+	// under valgrind as well, as the sandbox's user like every other
+	// benchmark process. (The spy package is new in the pull request: the
+	// lane counts only benchmarks on both sides.)
 	inputs := d.userInputs()
 	inputs["measure"] = "time,instructions"
 	r := d.runAction(t, 5, "pull_request", "pr", d.merge, fmt.Sprintf("refs/pull/%d/merge", dockerPR), inputs, extra...)
@@ -1127,8 +1175,9 @@ func (d *dockerTest) run5(t *testing.T) {
 	rep := readReport(t, filepath.Join(d.ws, "benchgate-report.json"))
 	d.check(t, rep.hasBenchmark("Spy", func(_, _, status string) bool { return status != "failed" }),
 		"run 5: the Spy benchmark ran and found nothing to steal (a row, not a failure)")
-	d.check(t, rep.hasBenchmark("Spy", func(_, unit, status string) bool { return unit == "instructions/op" && status != "unavailable" }),
-		"run 5: the Spy benchmark ran under valgrind and found nothing to steal there either (an instructions/op row that is not unavailable)")
+	d.check(t, rep.hasBenchmark("Sum", func(pkg, unit, status string) bool {
+		return pkg == "example.com/e2ebench/stable" && unit == "instructions/op" && status != "unavailable" && status != "failed"
+	}), "run 5: the stable package's spy found nothing to steal under valgrind either (Sum's instructions/op row is counted):%s", rep.rows("Sum", "instructions/op"))
 
 	secret := `LEAK|` + regexp.QuoteMeta(d.token)
 	for _, s := range dockerSecrets {
