@@ -5,13 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/sandbox"
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // goModule finds the go.mod without running go: in the change's checkout,
@@ -57,21 +56,6 @@ func TestGoModule(t *testing.T) {
 	}
 }
 
-// alive reports whether pid is a process that still runs (not a zombie).
-func alive(pid int) bool {
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "State:"); ok {
-			v = strings.TrimSpace(v)
-			return !strings.HasPrefix(v, "Z") && !strings.HasPrefix(v, "X")
-		}
-	}
-	return false
-}
-
 // What the change's code leaves running in the background (here in a
 // session of its own, out of reach of the process group kill) is killed
 // before the workspace reopens.
@@ -103,7 +87,7 @@ func TestReleaseKillsLeftovers(t *testing.T) {
 	var stderr bytes.Buffer
 	reopened, aliveThen := false, false
 	p := &prison{Sandbox: sb, stderr: &stderr, reopen: func() {
-		reopened, aliveThen = true, alive(daemon.Process.Pid)
+		reopened, aliveThen = true, testenv.Running(daemon.Process.Pid)
 	}}
 	p.release()
 	if !reopened || aliveThen || stderr.Len() > 0 {

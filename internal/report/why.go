@@ -173,36 +173,74 @@ func whySites(sum *line, d *Detail, r gate.Result, w *Why) {
 	d.Body = append(d.Body, Paragraph{Spans: p})
 }
 
+// funcsLane is how whyFuncs words one lane's functions: a time row's
+// sampled seconds, or an instructions/op row's counted instructions.
+type funcsLane struct {
+	unit   string               // "sec/op", "instructions/op"
+	value  func(float64) string // a figure per op
+	none   string               // the summary when no function changed
+	legend string               // what the figures are, before the source
+	source string               // where they come from, after the runs
+	caveat string               // the paragraph's last sentence
+}
+
 // whyFuncs adds a time row's functions to d and the first to the
 // summary.
 func whyFuncs(sum *line, d *Detail, w *Why) {
-	fs := w.Explain.Functions
 	var vals []float64
-	for _, f := range fs {
+	for _, f := range w.Explain.Functions {
 		vals = append(vals, f.Base, f.Head, math.Abs(f.Head-f.Base), math.Abs(f.CumHead-f.CumBase))
 	}
 	vals = append(vals, w.Base, w.Head)
 	sc := benchunit.CommonScale(vals, benchunit.ClassOf("sec/op"))
-	sec := func(v float64) string {
-		if v == 0 {
-			return "0"
-		}
-		return sc.Format(v)
-	}
+	whyFunctions(sum, d, w, funcsLane{
+		unit: "sec/op",
+		value: func(v float64) string {
+			if v == 0 {
+				return "0"
+			}
+			return sc.Format(v)
+		},
+		none:   "no function's time per op changed in the profiles",
+		legend: "Seconds per op: flat in the function's own code, cum with what it calls; share of its side's CPU time. From CPU profiles of ",
+		source: " per side, base and head alternating, after the timed rounds: ",
+		caveat: ". Sampled at 100 Hz, whole processes: the order, not the last digit, is the point.",
+	})
+}
+
+// whyCounts adds an instructions/op row's functions to d and the first
+// to the summary: the lane's per-function counts, exact.
+func whyCounts(sum *line, d *Detail, w *Why) {
+	whyFunctions(sum, d, w, funcsLane{
+		unit:   "instructions/op",
+		value:  func(v float64) string { return perOp(math.Round(v)) },
+		none:   "no function's instructions per op changed in the counts",
+		legend: "Instructions per op: flat in the function's own code, cum with what it calls; share of its side's instructions. From the instruction lane's counts (",
+		source: " per side under callgrind, the loop alone): ",
+		caveat: ". Counted, not sampled: the figures are exact; functions that changed by less than half an instruction per op (the runtime's background) are left out.",
+	})
+}
+
+// whyFunctions adds the functions of w to d, in lane's words, and the
+// first to the summary.
+func whyFunctions(sum *line, d *Detail, w *Why, lane funcsLane) {
+	fs := w.Explain.Functions
 	change := func(d float64) string {
-		if d > 0 {
-			return "+" + sec(d)
-		}
-		if d < 0 {
-			return "-" + sec(-d)
+		switch v := lane.value(math.Abs(d)); {
+		case v == "0":
+			return "0"
+		case d > 0:
+			return "+" + v
+		case d < 0:
+			return "-" + v
 		}
 		return "0"
 	}
 	if len(fs) == 0 {
-		sum.text("no function's time per op changed in the profiles")
+		sum.text(lane.none)
 	} else {
 		f := fs[0]
-		sum.name(shortFunc(f.Function)).text(" ").num(change(f.Head-f.Base) + " sec/op").text(" flat")
+		sum.name(shortFunc(f.Function)).text(" ").num(change(f.Head-f.Base) + " " + lane.unit).text(" flat")
 		if f.File != "" {
 			sum.text(" (").name(position(shortFile(f.File), f.Line)).text(")")
 		}
@@ -218,7 +256,7 @@ func whyFuncs(sum *line, d *Detail, w *Why) {
 			where = []Span{nameSpan(position(shortFile(f.File), f.Line))}
 		}
 		share := absPct(f.ShareBase) + " → " + absPct(f.ShareHead)
-		g.Rows = append(g.Rows, Row{Cells: [][]Span{one(change(f.Head - f.Base)), one(sec(f.Base)), one(sec(f.Head)), one(share),
+		g.Rows = append(g.Rows, Row{Cells: [][]Span{one(change(f.Head - f.Base)), one(lane.value(f.Base)), one(lane.value(f.Head)), one(share),
 			one(change(f.CumHead - f.CumBase)), {nameSpan(shortFunc(f.Function))}, where}})
 	}
 	if len(g.Rows) > 0 {
@@ -226,56 +264,13 @@ func whyFuncs(sum *line, d *Detail, w *Why) {
 		d.Body = append(d.Body, t)
 	}
 	var p line
-	p.text("Seconds per op: flat in the function's own code, cum with what it calls; share of its side's CPU time. From CPU profiles of ").
+	p.text(lane.legend).
 		num(plural(w.Runs, "run", "runs") + " × " + strconv.FormatInt(w.Ops[1]/int64(max(w.Runs, 1)), 10) + " ops").
-		text(" per side, base and head alternating, after the timed rounds: ").num(sec(w.Base) + " → " + sec(w.Head)).text(" sec/op in all")
+		text(lane.source).num(lane.value(w.Base) + " → " + lane.value(w.Head)).text(" " + lane.unit + " in all")
 	if more := w.Changed - len(fs); more > 0 {
 		p.text("; " + plural(more, "more function", "more functions") + " changed")
 	}
-	p.text(". Sampled at 100 Hz, whole processes: the order, not the last digit, is the point.")
-	d.Body = append(d.Body, Paragraph{Spans: p})
-}
-
-// whyCounts adds an instructions/op row's functions to d and the first
-// to the summary: the lane's per-function counts, exact.
-func whyCounts(sum *line, d *Detail, w *Why) {
-	fs := w.Explain.Functions
-	if len(fs) == 0 {
-		sum.text("no function's instructions per op changed in the counts")
-	} else {
-		f := fs[0]
-		sum.name(shortFunc(f.Function)).text(" ").num(signed(math.Round(f.Head-f.Base)) + " instructions/op").text(" flat")
-		if f.File != "" {
-			sum.text(" (").name(position(shortFile(f.File), f.Line)).text(")")
-		}
-	}
-	t := &Table{Columns: []Column{
-		{Title: "flat change", Right: true}, {Title: "base", Right: true}, {Title: "head", Right: true},
-		{Title: "share", Right: true}, {Title: "cum change", Right: true}, {Title: "function"}, {Title: "where"},
-	}}
-	g := Group{}
-	count := func(v float64) string { return perOp(math.Round(v)) }
-	for _, f := range fs {
-		where := []Span(nil)
-		if f.File != "" {
-			where = []Span{nameSpan(position(shortFile(f.File), f.Line))}
-		}
-		share := absPct(f.ShareBase) + " → " + absPct(f.ShareHead)
-		g.Rows = append(g.Rows, Row{Cells: [][]Span{one(signed(math.Round(f.Head - f.Base))), one(count(f.Base)), one(count(f.Head)), one(share),
-			one(signed(math.Round(f.CumHead - f.CumBase))), {nameSpan(shortFunc(f.Function))}, where}})
-	}
-	if len(g.Rows) > 0 {
-		t.Groups = append(t.Groups, g)
-		d.Body = append(d.Body, t)
-	}
-	var p line
-	p.text("Instructions per op: flat in the function's own code, cum with what it calls; share of its side's instructions. From the instruction lane's counts (").
-		num(plural(w.Runs, "run", "runs") + " × " + strconv.FormatInt(w.Ops[1]/int64(max(w.Runs, 1)), 10) + " ops").
-		text(" per side under callgrind, the loop alone): ").num(count(w.Base) + " → " + count(w.Head)).text(" instructions/op in all")
-	if more := w.Changed - len(fs); more > 0 {
-		p.text("; " + plural(more, "more function", "more functions") + " changed")
-	}
-	p.text(". Counted, not sampled: the figures are exact; functions that changed by less than half an instruction per op (the runtime's background) are left out.")
+	p.text(lane.caveat)
 	d.Body = append(d.Body, Paragraph{Spans: p})
 }
 

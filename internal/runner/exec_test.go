@@ -1,13 +1,10 @@
 package runner
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
-
-	"golang.org/x/perf/benchfmt"
 )
 
 // seal takes a binary directory the sandbox user built into back: nothing in
@@ -46,35 +43,21 @@ func TestSeal(t *testing.T) {
 	}
 }
 
-// A benchmark that prints to standard output splits its own result line;
-// the result is put back together, not lost.
-func TestRejoinResults(t *testing.T) {
-	out := "goos: linux\n" +
-		"BenchmarkSpy-2   \t::set-output name=verdict::pass\n" +
-		"noise ##[error]forged\n" +
-		"  1000000\t        12.50 ns/op\t       0 B/op\t       0 allocs/op\n" +
-		"BenchmarkOK-2   \t  500\t  3.0 ns/op\n" +
-		"PASS\n"
+// parseResults reads a result line split by the benchmark's own output
+// (benchout.Rejoin) under the run's GOMAXPROCS suffix.
+func TestParseResultsSplit(t *testing.T) {
+	out := "pkg: example.com/m\n" +
+		"BenchmarkChat-4 \tprogress: 50%\n" +
+		"  200\t  9.0 ns/op\n" +
+		"BenchmarkChat-2 \tprogress: 50%\n" +
+		"progress: 100%\n" +
+		"  400\t  7.5 ns/op\t  16 B/op\n" +
+		"ok\n"
 	got := parseResults([]byte(out), 2)
-	if len(got) != 2 || got[0].leaf != "BenchmarkSpy" || got[1].leaf != "BenchmarkOK" {
-		t.Fatalf("parsed %+v, want Spy and OK", got)
+	if len(got) != 1 || got[0].leaf != "BenchmarkChat" {
+		t.Fatalf("parsed %+v, want Chat at GOMAXPROCS 2 alone", got)
 	}
-	if got[0].result.Iters != 1000000 || got[0].result.Values[0].OrigValue != 12.5 {
-		t.Errorf("Spy result %+v", got[0].result)
+	if r := got[0].result; r.Iters != 400 || r.Values[0].OrigValue != 7.5 || len(r.Values) != 2 {
+		t.Errorf("Chat result %+v", r)
 	}
-	// Without the rejoin, the reader finds only OK.
-	if n := len(parseResultsPlain([]byte(out))); n != 1 {
-		t.Errorf("the plain reader found %d results; the test no longer shows the split", n)
-	}
-}
-
-func parseResultsPlain(b []byte) []*benchfmt.Result {
-	var rs []*benchfmt.Result
-	rd := benchfmt.NewReader(bytes.NewReader(b), "")
-	for rd.Scan() {
-		if r, ok := rd.Result().(*benchfmt.Result); ok {
-			rs = append(rs, r)
-		}
-	}
-	return rs
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // runnerEnv is what a GitHub-hosted runner gives a container action, with
@@ -257,21 +259,6 @@ func TestUnreachableHome(t *testing.T) {
 	}
 }
 
-// running reports whether pid is a live process (not a zombie).
-func running(pid int) bool {
-	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "State:"); ok {
-			v = strings.TrimSpace(v)
-			return !strings.HasPrefix(v, "Z") && !strings.HasPrefix(v, "X")
-		}
-	}
-	return false
-}
-
 // What the change's code leaves running is killed, a daemon that left its
 // process group and its parent included; other users' processes are not.
 func TestKillAll(t *testing.T) {
@@ -299,8 +286,8 @@ func TestKillAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	daemon, err := strconv.Atoi(strings.TrimSpace(string(out)))
-	if err != nil || !running(daemon) {
-		t.Fatalf("daemon pid %q: %v, running %v", out, err, running(daemon))
+	if err != nil || !testenv.Running(daemon) {
+		t.Fatalf("daemon pid %q: %v, running %v", out, err, testenv.Running(daemon))
 	}
 	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
 	// benchgate's own.
@@ -323,13 +310,13 @@ func TestKillAll(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Errorf("the sandbox user's process %d is still running", child.Process.Pid)
 	}
-	for i := 0; running(daemon); i++ {
+	for i := 0; testenv.Running(daemon); i++ {
 		if i == 50 {
 			t.Fatalf("the daemon %d is still running", daemon)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if !running(ours.Process.Pid) {
+	if !testenv.Running(ours.Process.Pid) {
 		t.Errorf("KillAll killed a process of root")
 	}
 	if n, err := sb.KillAll(); n != 0 || err != nil {
@@ -352,7 +339,7 @@ func TestKillAllWithoutUser(t *testing.T) {
 		t.Errorf("KillAll() = %d, %v; want 0, nil", n, err)
 	}
 	time.Sleep(50 * time.Millisecond)
-	if !running(ours.Process.Pid) {
+	if !testenv.Running(ours.Process.Pid) {
 		t.Errorf("KillAll without a user killed benchgate's own process")
 	}
 }

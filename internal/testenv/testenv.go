@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -137,4 +138,20 @@ func EnvWith(kv ...string) []string {
 		}
 	}
 	return append(env, kv...)
+}
+
+// Running reports whether pid is a live process (not a zombie), by its
+// /proc status (Linux).
+func Running(pid int) bool {
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "State:"); ok {
+			v = strings.TrimSpace(v)
+			return !strings.HasPrefix(v, "Z") && !strings.HasPrefix(v, "X")
+		}
+	}
+	return false
 }
