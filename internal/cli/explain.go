@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"path"
@@ -17,6 +18,7 @@ import (
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
+	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/google/pprof/profile"
 	"golang.org/x/perf/benchunit"
 )
@@ -32,6 +34,19 @@ const (
 	cpuRuns   = 3
 	cpuTarget = time.Second
 )
+
+// writeExplain writes a shard's explanations to out/explain.json, for
+// merge (an empty list when there are none).
+func writeExplain(out string, whys []report.Why) error {
+	if whys == nil {
+		whys = []report.Why{}
+	}
+	b, err := json.MarshalIndent(whys, "", "  ")
+	if err != nil {
+		return err
+	}
+	return safefile.WriteFile(filepath.Join(out, shard.ExplainFile), append(b, '\n'), 0o644)
+}
 
 // minInstructionChange is the smallest change of a function's own
 // instructions per op that an instructions/op explanation lists.

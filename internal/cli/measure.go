@@ -256,8 +256,15 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 			return a.failf(ExitTool, "confirmation: %v", oneLine(err))
 		}
 	}
-	if a.cfg.Explain && !j.dest.calibrate && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
+	if a.cfg.Explain && !j.dest.calibrate && !meta.Partial {
+		// A shard explains the rows its own verdict flags; merge shows
+		// those its verdict flags too.
 		a.explainPass(ctx, sess, *v, lane.res, [2]string{trees[0].Dir(), trees[1].Dir()}, out, j.out != "", &meta)
+	}
+	if manifest != nil {
+		if err := writeExplain(out, meta.Explain); err != nil {
+			return a.failf(ExitTool, "writing the shard's explanations: %v", err)
+		}
 	}
 	meta.Policy = policyMeta(rl, *v)
 	return a.conclude(*v, meta, j.dest)

@@ -30,6 +30,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	var manifests []shard.Manifest
 	var raw, confirm [2]bytes.Buffer
 	var failures []gate.Failure
+	var whys []report.Why
 	for _, dir := range dirs {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(a.env.Dir, dir)
@@ -55,6 +56,13 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 				confirm[i].Write(sd.Confirm[i])
 				confirm[i].WriteByte('\n')
 			}
+		}
+		if sd.Explain != nil {
+			var ws []report.Why
+			if err := json.Unmarshal(sd.Explain, &ws); err != nil {
+				return a.failf(ExitUsage, "merge: %s: %v", filepath.Join(dir, shard.ExplainFile), err)
+			}
+			whys = append(whys, ws...)
 		}
 		if sd.Failures != nil {
 			var fs []gate.Failure
@@ -98,6 +106,10 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 		a.noteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo})
 	}
 	meta.Notes = append(meta.Notes, fmt.Sprintf("merged %d shard(s): %s", len(manifests), shardList(manifests)))
+	if meta.Explain = mergedExplain(v, whys); len(meta.Explain) > 0 {
+		meta.Notes = append(meta.Notes, fmt.Sprintf("explain: %s from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",
+			plural(len(meta.Explain), "explanation", "explanations")))
+	}
 	if len(missing) > 0 || len(problems) > 0 {
 		v.Pass = false
 		for _, p := range problems {
@@ -113,6 +125,36 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 		fmt.Fprintf(a.env.Stderr, "benchgate: merge: the shards do not cover the suite; the verdict fails (see the report's warnings)\n")
 	}
 	return a.conclude(v, meta, d)
+}
+
+// mergedExplain keeps the shards' explanations of the rows that the merged
+// verdict flags (allocation and instruction rows that changed, time
+// regressions that held), once each; their commands name the shards'
+// files, which merge does not have, and are dropped. The explanations come
+// from the shards' directories (in the fork recipe, artifacts): every
+// string in them reaches the report as untrusted text, as a profile's do.
+func mergedExplain(v gate.Verdict, whys []report.Why) []report.Why {
+	flagged := map[[3]string]bool{}
+	for _, r := range v.Results {
+		changed := r.Status == gate.Regression || r.Status == gate.Improvement
+		if r.Kind == gate.Time {
+			changed = r.Status == gate.Regression && (r.Confirmed == nil || *r.Confirmed)
+		}
+		if changed {
+			flagged[[3]string{r.Package, r.Name, r.Unit}] = true
+		}
+	}
+	var out []report.Why
+	for _, w := range whys {
+		k := [3]string{w.Package, w.Name, w.Unit}
+		if !flagged[k] {
+			continue
+		}
+		flagged[k] = false // once
+		w.Command = ""
+		out = append(out, w)
+	}
+	return out
 }
 
 func shardList(ms []shard.Manifest) string {

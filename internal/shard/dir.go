@@ -15,6 +15,9 @@ const (
 	ConfirmBaseFile = "confirm-base.txt" // the confirmation re-run of a 1/1 shard
 	ConfirmHeadFile = "confirm-head.txt"
 	FailuresFile    = "failures.json"
+	// ExplainFile holds the shard's explanations of its changed rows
+	// (JSON, written and read by package cli), for merge to show.
+	ExplainFile = "explain.json"
 )
 
 // A Dir is what a shard left in its --out directory: its manifest, its raw
@@ -25,6 +28,7 @@ type Dir struct {
 	Raw      [2][]byte // base.txt and head.txt; nil if an incomplete shard has none
 	Confirm  [2][]byte // the confirmation re-run, if any
 	Failures []byte    // failures.json, if any
+	Explain  []byte    // explain.json, if any
 }
 
 // ReadDir reads a shard's directory. An error wraps fs.ErrNotExist when
@@ -52,12 +56,17 @@ func ReadDir(dir string) (Dir, error) {
 			d.Confirm[i] = b
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, FailuresFile))
-	switch {
-	case err == nil:
-		d.Failures = b
-	case !errors.Is(err, fs.ErrNotExist):
-		return d, err
+	for _, f := range []struct {
+		name string
+		to   *[]byte
+	}{{FailuresFile, &d.Failures}, {ExplainFile, &d.Explain}} {
+		b, err := os.ReadFile(filepath.Join(dir, f.name))
+		switch {
+		case err == nil:
+			*f.to = b
+		case !errors.Is(err, fs.ErrNotExist):
+			return d, err
+		}
 	}
 	return d, nil
 }
