@@ -41,11 +41,16 @@ func writeExplain(out string, whys []report.Why) error {
 	if whys == nil {
 		whys = []report.Why{}
 	}
-	b, err := json.MarshalIndent(whys, "", "  ")
+	return writeJSON(filepath.Join(out, shard.ExplainFile), whys)
+}
+
+// writeJSON writes v, indented, to path, through no link.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return safefile.WriteFile(filepath.Join(out, shard.ExplainFile), append(b, '\n'), 0o644)
+	return safefile.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // minInstructionChange is the smallest change of a function's own

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -509,11 +508,7 @@ func (a *app) writeShard(dir string, m *shard.Manifest, res *runner.Result, runE
 	if failures == nil {
 		failures = []gate.Failure{}
 	}
-	b, err := json.MarshalIndent(failures, "", "  ")
-	if err != nil {
-		return err
-	}
-	return safefile.WriteFile(filepath.Join(dir, shard.FailuresFile), append(b, '\n'), 0o644)
+	return writeJSON(filepath.Join(dir, shard.FailuresFile), failures)
 }
 
 // affected selects the packages whose code or dependencies changed.
