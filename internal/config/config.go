@@ -23,6 +23,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/export"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/sandbox"
 	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -129,8 +130,15 @@ const (
 	FailScaling      FailKind = "scaling"
 )
 
-// FailOnKinds are the accepted --fail-on values.
-var FailOnKinds = []FailKind{FailTime, FailAllocs, FailBytes, FailInstructions, FailFailure, FailRemoved, FailInconclusive, FailScaling}
+// FailOnKinds are the accepted --fail-on values: the words of the policy
+// file's fail-on lists (one list for both).
+var FailOnKinds = func() []FailKind {
+	ks := make([]FailKind, len(policy.FailOnKinds))
+	for i, w := range policy.FailOnKinds {
+		ks[i] = FailKind(w)
+	}
+	return ks
+}()
 
 // Format is what --format writes on stdout.
 type Format string
