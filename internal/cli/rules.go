@@ -127,14 +127,20 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 			r.notes = append(r.notes, fmt.Sprintf("the message of commit %s could not be read, so its Benchgate-Accept trailers were not: %v", short(j.acceptFrom), oneLine(err)))
 		}
 		trailers, err := policy.ParseAcceptTrailers(msg)
-		if err != nil {
+		switch {
+		case !a.cfg.AcceptTrailers:
+			if len(trailers) > 0 || err != nil {
+				r.notes = append(r.notes, fmt.Sprintf("the Benchgate-Accept trailers of commit %s were not applied: --accept-trailers=false (input accept-trailers)", short(j.acceptFrom)))
+			}
+		case err != nil:
 			return nil, fmt.Errorf("commit %s: %v", short(j.acceptFrom), err)
+		default:
+			for i := range trailers {
+				trailers[i].By = author
+				trailers[i].Trailer += " (commit " + short(j.acceptFrom) + ")"
+			}
+			r.accepts = append(r.accepts, trailers...)
 		}
-		for i := range trailers {
-			trailers[i].By = author
-			trailers[i].Trailer += " (commit " + short(j.acceptFrom) + ")"
-		}
-		r.accepts = append(r.accepts, trailers...)
 	}
 	if j.acceptLabel != "" {
 		acc, err := policy.NewAccept(".", "", "label "+j.acceptLabel)

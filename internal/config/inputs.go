@@ -75,6 +75,7 @@ var Inputs = []Input{
 	{"pr-number", ""},
 	{"policy", ""},
 	{"accept-label", ""},
+	{"accept-trailers", "true"},
 }
 
 // policySettable are the inputs (and flags) that the policy file's top
@@ -211,6 +212,8 @@ func setInput(c *Config, a *Action, name, v string) error {
 		err = timeTest(v, &c.Test)
 	case "confirm":
 		c.Confirm, err = strconv.ParseBool(v)
+	case "accept-trailers":
+		c.AcceptTrailers, err = strconv.ParseBool(v)
 		if err != nil {
 			return fmt.Errorf("want true or false")
 		}
