@@ -91,6 +91,9 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	for _, s := range v.Scaling {
 		doc.Scaling = append(doc.Scaling, jsonScalingOf(s))
 	}
+	// encoding/json's HTML escaping stays on (<, > and & as \u003c…): names
+	// and messages come from the change, and a dashboard that pastes the
+	// report into a page gets them inert.
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode JSON report: %w", err)
