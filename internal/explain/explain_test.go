@@ -503,3 +503,23 @@ func TestCheckOutside(t *testing.T) {
 		}
 	}
 }
+
+// EntryLines reads test binaries only: not a link, not a file that is not
+// ELF (an error, never a panic).
+func TestEntryLinesRefuses(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.test")
+	if err := os.WriteFile(junk, []byte("\x7fELF not really"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if lines, err := explain.EntryLines(junk, []string{"main.main"}); err == nil {
+		t.Errorf("a file that is not ELF: %v, no error", lines)
+	}
+	link := filepath.Join(dir, "link.test")
+	if err := os.Symlink(junk, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := explain.EntryLines(link, nil); err == nil {
+		t.Errorf("a link: no error")
+	}
+}

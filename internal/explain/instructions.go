@@ -19,8 +19,15 @@ import (
 // the line of its entry instruction from the pclntab (a binary built
 // without DWARF). Names it does not find are left out (callgrind also names
 // C and assembly functions). The binary is built from the change's code:
-// it is read as data, from a regular file only.
-func EntryLines(binary string, names []string) (map[string]int64, error) {
+// it is read as data, from a regular file only, and a table that makes
+// debug/elf or debug/dwarf panic (the linker copies .syso objects in) is
+// an error, not the end of benchgate.
+func EntryLines(binary string, names []string) (lines map[string]int64, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			lines, err = nil, fmt.Errorf("%s: reading its line tables: %v", binary, p)
+		}
+	}()
 	f, err := safefile.OpenRegular(binary)
 	if err != nil {
 		return nil, err
@@ -34,7 +41,7 @@ func EntryLines(binary string, names []string) (map[string]int64, error) {
 	for _, n := range names {
 		want[n] = true
 	}
-	lines := map[string]int64{}
+	lines = map[string]int64{}
 	if d, err := ef.DWARF(); err == nil {
 		r := d.Reader()
 		for {

@@ -3,9 +3,11 @@ package shard
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
+
+	"github.com/benchgate/benchgate/internal/safefile"
 )
 
 // The files of a shard's directory beside its manifest.
@@ -33,7 +35,10 @@ type Dir struct {
 
 // ReadDir reads a shard's directory. An error wraps fs.ErrNotExist when
 // the directory has no manifest (it is not a shard's), and names the file
-// when a complete shard lacks its raw files.
+// when a complete shard lacks its raw files. Its files are read only if
+// they are regular files: a shard's directory may come from an artifact or
+// sit in a checkout of the change, and a link there must not make merge
+// read (and quote, in a parse error) a file elsewhere.
 func ReadDir(dir string) (Dir, error) {
 	d := Dir{Path: dir}
 	m, err := Read(dir)
@@ -42,17 +47,17 @@ func ReadDir(dir string) (Dir, error) {
 	}
 	d.Manifest = m
 	for i, name := range []string{BaseFile, HeadFile} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := readRegular(filepath.Join(dir, name))
 		if err != nil {
 			if m.Complete {
-				return d, fmt.Errorf("shard %s: %w", m.Shard, errors.Unwrap(err))
+				return d, fmt.Errorf("shard %s: %s: %w", m.Shard, name, errors.Unwrap(err))
 			}
 			continue
 		}
 		d.Raw[i] = b
 	}
 	for i, name := range []string{ConfirmBaseFile, ConfirmHeadFile} {
-		if b, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
+		if b, err := readRegular(filepath.Join(dir, name)); err == nil {
 			d.Confirm[i] = b
 		}
 	}
@@ -60,7 +65,7 @@ func ReadDir(dir string) (Dir, error) {
 		name string
 		to   *[]byte
 	}{{FailuresFile, &d.Failures}, {ExplainFile, &d.Explain}} {
-		b, err := os.ReadFile(filepath.Join(dir, f.name))
+		b, err := readRegular(filepath.Join(dir, f.name))
 		switch {
 		case err == nil:
 			*f.to = b
@@ -69,4 +74,14 @@ func ReadDir(dir string) (Dir, error) {
 		}
 	}
 	return d, nil
+}
+
+// readRegular reads a file that is a regular file, not through a link.
+func readRegular(path string) ([]byte, error) {
+	f, err := safefile.OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

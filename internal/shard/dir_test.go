@@ -20,8 +20,8 @@ func TestReadDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, BaseFile), []byte("base"), 0o644)
-	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "shard 1/2") {
-		t.Errorf("a complete shard without head.txt: %v, want an error naming the shard", err)
+	if _, err := ReadDir(dir); err == nil || !strings.Contains(err.Error(), "shard 1/2: head.txt") {
+		t.Errorf("a complete shard without head.txt: %v, want an error naming the shard and the file", err)
 	}
 	os.WriteFile(filepath.Join(dir, HeadFile), []byte("head"), 0o644)
 	os.WriteFile(filepath.Join(dir, ConfirmHeadFile), []byte("again"), 0o644)
@@ -41,5 +41,34 @@ func TestReadDir(t *testing.T) {
 	}
 	if d, err := ReadDir(inc); err != nil || d.Raw[0] != nil {
 		t.Errorf("incomplete shard: %+v, %v", d, err)
+	}
+
+	// Links are not read: a shard's directory may be an artifact or lie in
+	// the change's checkout, and a link would make merge read (and quote)
+	// a file elsewhere.
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("s3cret"), 0o600)
+	linked := t.TempDir()
+	if err := m.Write(linked); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(linked, BaseFile), []byte("base"), 0o644)
+	os.Symlink(secret, filepath.Join(linked, HeadFile))
+	if _, err := ReadDir(linked); err == nil || !strings.Contains(err.Error(), "head.txt") {
+		t.Errorf("head.txt a link: %v, want an error naming it", err)
+	}
+	os.Remove(filepath.Join(linked, HeadFile))
+	os.WriteFile(filepath.Join(linked, HeadFile), []byte("head"), 0o644)
+	for _, name := range []string{ExplainFile, FailuresFile} {
+		os.Symlink(secret, filepath.Join(linked, name))
+		if d, err := ReadDir(linked); err == nil || strings.Contains(string(d.Explain)+string(d.Failures), "s3cret") {
+			t.Errorf("%s a link: read %q %q, %v; want an error", name, d.Explain, d.Failures, err)
+		}
+		os.Remove(filepath.Join(linked, name))
+	}
+	lm := t.TempDir()
+	os.Symlink(filepath.Join(linked, FileName), filepath.Join(lm, FileName))
+	if _, err := ReadDir(lm); err == nil {
+		t.Errorf("shard.json a link: read")
 	}
 }

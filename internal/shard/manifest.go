@@ -90,7 +90,7 @@ func (m Manifest) Write(dir string) error {
 // wrapping fs.ErrNotExist; errors name the file.
 func Read(dir string) (Manifest, error) {
 	name := filepath.Join(dir, FileName)
-	b, err := os.ReadFile(name)
+	b, err := readRegular(name)
 	if err != nil {
 		return Manifest{}, fmt.Errorf("shard manifest: %w", err)
 	}
