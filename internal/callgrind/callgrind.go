@@ -125,7 +125,7 @@ type Options struct {
 	// in the PATH of Env. Default "valgrind".
 	Valgrind string
 	// Env is the complete environment of the test binary (nothing is
-	// inherited); GODEBUG (asyncpreemptoff=1,memprofilerate=0 added),
+	// inherited); GODEBUG (asyncpreemptoff=1,memprofilerate=0,cpu.rdtscp=off added),
 	// GOGC=off and GOMEMLIMIT are set on top of it, VALGRIND_OPTS is
 	// removed. Valgrind reads no options from it, nor from the
 	// .valgrindrc of its HOME (see run).
@@ -307,11 +307,16 @@ func executable(p string) error {
 }
 
 // lane is the lane's GODEBUG: asynchronous preemption off (callgrind aborts
-// on its signals), and no memory profiling (the runtime samples an
-// allocation at random every 512 KiB on average, and a sample costs
-// thousands of instructions: measured, it made an allocating benchmark's
-// count vary by 1.6 %).
-const lane = "asyncpreemptoff=1,memprofilerate=0"
+// on its signals), no memory profiling (the runtime samples an allocation
+// at random every 512 KiB on average, and a sample costs thousands of
+// instructions: measured, it made an allocating benchmark's count vary by
+// 1.6 %), and no RDTSCP: Valgrind's synthetic CPUID offers it on hosts whose
+// CPU lacks it (AMD EPYC runners, many VMs), where runtime.cputicks then
+// executes an instruction the host cannot run, and Valgrind aborts with
+// "unhandled instruction bytes: 0xF 0x1 0xF9" (measured with Valgrind 3.19:
+// 9 of 10 runs of a Go 1.26 program aborted without these settings, 0 of 20
+// with them). The runtime falls back to RDTSC, which Valgrind emulates.
+const lane = "asyncpreemptoff=1,memprofilerate=0,cpu.rdtscp=off"
 
 // environ is the binary's environment.
 func (o Options) environ() []string {
