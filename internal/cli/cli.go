@@ -205,8 +205,20 @@ func (a *app) policy(r *rules) gate.Policy {
 	p.SetFailOn(failOnWords(a.cfg.FailOn))
 	a.laneDefault(&p, nil)
 	a.apply(&p, r)
-	p.Partial = a.cfg.Shard.Count > 1
+	p.Selective = a.selective()
 	return p
+}
+
+// selective reports whether the run measures part of the suite: one shard
+// of several, a --bench other than every benchmark, or packages other than
+// the module's all (compare and merge judge whole files: never).
+func (a *app) selective() bool {
+	switch a.cfg.Command {
+	case "compare", "merge":
+		return false
+	}
+	all := len(a.cfg.Packages) == 1 && a.cfg.Packages[0] == "./..."
+	return a.cfg.Shard.Count > 1 || (a.cfg.Bench != "." && a.cfg.Bench != "") || !all
 }
 
 // write renders the reports: the --format one to stdout, Markdown to

@@ -148,10 +148,12 @@ type Policy struct {
 	// Ignored lists the benchmarks that were not run because a rule
 	// ignores them: each gets a row with status Ignored.
 	Ignored []Bench
-	// Partial says the input holds part of the suite (one shard of
-	// several): required rules are not checked for benchmarks that match
-	// nothing, the merge does that.
-	Partial bool
+	// Selective says the run selected part of the suite (--bench, a
+	// subset of packages, one shard of several): a required rule that no
+	// benchmark of either side matches is not reported, since the run may
+	// have excluded it on both sides. A required benchmark that base ran
+	// and head lost or broke still fails (its removed or failed row).
+	Selective bool
 	// HeadPolicyError is set when head's copy of the policy file does not
 	// parse (its FILE:LINE errors): after the merge every run would stop
 	// on it, so it fails the gate (WarnHeadPolicyInvalid).

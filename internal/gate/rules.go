@@ -135,23 +135,33 @@ func accept(v *Verdict) {
 // missingRequired warns, gated, of the required rules that no benchmark
 // falls under on head: a required benchmark deleted or renamed (its
 // removed row, when base has it, is gated too), or a pattern that matches
-// nothing.
+// nothing. In a selective run only the first: a rule no row of either side
+// matches may name a benchmark the selection left out.
 func missingRequired(v *Verdict) []Warning {
 	p := v.Policy
 	var out []Warning
 	if p.HeadPolicyError != "" {
 		out = append(out, Warning{Code: WarnHeadPolicyInvalid, Gated: true, Detail: p.HeadPolicyError})
 	}
-	if p.File == nil || p.Partial {
+	if p.File == nil {
 		return out
 	}
-	var head []policy.Bench
+	var head, both []policy.Bench
 	for _, r := range v.Results {
+		b := policy.Bench{Package: r.Package, Name: r.Name}
 		if r.Head != nil || r.Status == Ignored {
-			head = append(head, policy.Bench{Package: r.Package, Name: r.Name})
+			head = append(head, b)
 		}
+		both = append(both, b)
+	}
+	onNeither := map[int]bool{}
+	for _, r := range p.File.MissingRequired(both) {
+		onNeither[r.Line] = true
 	}
 	for _, r := range p.File.MissingRequired(head) {
+		if p.Selective && onNeither[r.Line] {
+			continue
+		}
 		out = append(out, Warning{Code: WarnRequiredMissing, Gated: true, Detail: r.Match, Source: sourceOf(p.File.File, r.Line)})
 	}
 	return out

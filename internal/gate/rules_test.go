@@ -140,14 +140,21 @@ func TestPolicyRequired(t *testing.T) {
 	if !found || v.Pass {
 		t.Errorf("Lex$ matches nothing: warnings %+v, pass %v", v.Warnings, v.Pass)
 	}
-	// One shard of several cannot tell: the merge checks.
-	p.Partial = true
+	// A selective run (--bench, some packages, one shard of several)
+	// cannot tell a pattern that matches nothing from one it excluded on
+	// both sides: the full run, or the merge, checks.
+	p.Selective = true
 	if v := Judge([]stats.Comparison{present}, nil, p); !v.Pass {
-		t.Errorf("a shard failed for a required benchmark another shard may hold: %+v", v.Warnings)
+		t.Errorf("a selective run failed for a required benchmark it excluded on both sides: %+v", v.Warnings)
+	}
+	// But a required benchmark that base ran and head lost fails there
+	// too.
+	if v := Judge([]stats.Comparison{gone, lex}, nil, p); v.Pass || !rowOf(t, v, "Parse-2", "sec/op").Gated {
+		t.Errorf("a selective run passed a required benchmark that head lost")
 	}
 	// A required benchmark that fails on head fails the gate even when
 	// --fail-on leaves failures out.
-	p.Partial = false
+	p.Selective = false
 	p.FailOnFailure = false
 	fail := []Failure{{Package: "example.com/m", Name: "Lex-2", Side: SideHead, Message: "panic"}}
 	if v := Judge([]stats.Comparison{present, lex}, fail, p); v.Pass || !rowOf(t, v, "Lex-2", "sec/op").Gated {
