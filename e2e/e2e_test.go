@@ -11,6 +11,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/cli"
 	"github.com/benchgate/benchgate/internal/github/githubtest"
+	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -132,6 +134,18 @@ func TestScripts(t *testing.T) {
 					fmt.Fprintf(ts.Stdout(), "%s: %s\n", c.Name, c.Line)
 				}
 			},
+			// same-verdict A.json B.json: two JSON reports give the same
+			// verdict, and every row the same status, test, p-values,
+			// interval and confirmation.
+			"same-verdict": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: same-verdict A.json B.json")
+				}
+				a, b := verdictOf(ts, args[0]), verdictOf(ts, args[1])
+				if diff := cmp.Diff(a, b); diff != "" {
+					ts.Fatalf("%s and %s differ (-%s +%s):\n%s", args[0], args[1], args[0], args[1], diff)
+				}
+			},
 			// fake-bodies-lack REGEXP: no request the fake received has a
 			// body matching REGEXP.
 			"fake-bodies-lack": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -219,4 +233,27 @@ func atoi(ts *testscript.TestScript, s string) int {
 		ts.Fatalf("%q is not a count", s)
 	}
 	return n
+}
+
+// verdictOf reads what decides a JSON report: its verdict and, per row,
+// the status, test, p-values, interval and confirmation.
+func verdictOf(ts *testscript.TestScript, path string) any {
+	var rep struct {
+		Verdict    string `json:"verdict"`
+		Benchmarks []struct {
+			Package   string          `json:"package"`
+			Name      string          `json:"name"`
+			Unit      string          `json:"unit"`
+			Status    string          `json:"status"`
+			Test      *string         `json:"test"`
+			P         *float64        `json:"p"`
+			PAdjusted *float64        `json:"p_adjusted"`
+			Interval  json.RawMessage `json:"interval"`
+			Confirmed *bool           `json:"confirmed"`
+		} `json:"benchmarks"`
+	}
+	if err := json.Unmarshal([]byte(ts.ReadFile(path)), &rep); err != nil {
+		ts.Fatalf("%s: %v", path, err)
+	}
+	return rep
 }

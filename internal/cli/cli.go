@@ -120,8 +120,11 @@ func (a *app) path(p string) string {
 	return filepath.Join(a.env.Dir, p)
 }
 
-// compare judges two existing benchfmt files.
+// compare judges two existing benchfmt files, or a run's --out directory.
 func (a *app) compare() int {
+	if a.cfg.CompareDir != "" {
+		return a.compareDir(a.cfg.CompareDir)
+	}
 	var in [2]stats.Input
 	for i, name := range a.cfg.Files {
 		path := name
@@ -144,6 +147,44 @@ func (a *app) compare() int {
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", oneLine(err))
 	}
+	meta.Policy = policyMeta(r, *v)
+	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
+}
+
+// compareDir judges the raw files a run kept in dir (--out) as the run
+// judged them: the screen, the confirmation's files and failures, and the
+// rules it kept in judge.json (the policy file in force and the
+// acceptances), unless --policy or --accept are given.
+func (a *app) compareDir(dir string) int {
+	path := a.path(dir)
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		return a.errorf(ExitUsage, "compare: %s is not a directory: give two files, BASE.txt and HEAD.txt, or a run's --out directory", dir)
+	}
+	in, err := keptInputs(path, dir)
+	if err != nil {
+		return a.errorf(ExitUsage, "compare: %v", oneLine(err))
+	}
+	r, err := a.fileRules()
+	if err != nil {
+		return a.errorf(ExitUsage, "%v", err)
+	}
+	if !a.cfg.Given["policy"] && !a.cfg.Given["accept"] {
+		rec := filepath.Join(path, judgeFile)
+		data, err := readKept(rec)
+		if err != nil {
+			return a.errorf(ExitUsage, "compare: %v", err)
+		}
+		if data != nil {
+			if r, err = recordRules(filepath.Join(dir, judgeFile), data); err != nil {
+				return a.errorf(ExitUsage, "compare: %v", oneLine(err))
+			}
+		}
+	}
+	v, err := a.judgeRaw(in, r)
+	if err != nil {
+		return a.errorf(ExitUsage, "%v", oneLine(err))
+	}
+	meta := report.Meta{RawDir: dir, BaseRef: in.screen[0].name, HeadRef: in.screen[1].name}
 	meta.Policy = policyMeta(r, *v)
 	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
 }

@@ -98,17 +98,6 @@ func laneNote(res *runner.InstructionResult, before time.Duration, only bool) st
 	return s
 }
 
-// laneVerdict judges the raw files; when the lane alone ran and counted
-// nothing, there is nothing to read, and the failures alone are judged
-// (every benchmark an unavailable row).
-func (a *app) laneVerdict(l laneResult, base, head string, failures []gate.Failure, r *rules) (*gate.Verdict, error) {
-	if l.empty() {
-		v := gate.Judge(nil, failures, a.policy(r))
-		return &v, nil
-	}
-	return a.verdictFiles(base, head, failures, r)
-}
-
 // laneDefault puts instructions into the gated kinds when --fail-on was
 // not given and the instruction lane is measured (or, for compare and
 // merge, when the results hold its rows): a --fail-on list without it

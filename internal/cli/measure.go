@@ -126,7 +126,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	logDir := ""
 	if j.out != "" {
 		logDir = out
-		meta.RawBase, meta.RawHead = rawBase, rawHead
+		meta.RawBase, meta.RawHead, meta.RawDir = rawBase, rawHead, out
 	}
 	if !a.cfg.Quiet {
 		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", j.base.Label, short(baseSHA), j.head.Label, short(headSHA), seed)
@@ -244,9 +244,19 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		meta.Notes = append(meta.Notes, "skipped "+s)
 	}
 	meta.Notes = append(meta.Notes, timingNote(res))
-	failures := gateFailures(res.Failures)
 	rl = j.rules.withIgnored(res.Ignored)
-	v, err := a.laneVerdict(lane, rawBase, rawHead, failures, rl)
+	// What the verdict reads is kept beside the raw files: the failures
+	// (a shard's manifest has written them) and the rules, so that
+	// `benchgate compare DIR` judges them as this run does.
+	if manifest == nil {
+		if err := writeJSON(filepath.Join(out, shard.FailuresFile), nonNil(gateFailures(res.Failures))); err != nil {
+			return a.failf(ExitTool, "%v", err)
+		}
+	}
+	if err := writeJudgeRecord(out, rl); err != nil {
+		return a.failf(ExitTool, "%v", err)
+	}
+	v, err := a.judgeKept(out, rl)
 	if err != nil {
 		return a.failf(ExitTool, "%v", oneLine(err))
 	}
@@ -405,7 +415,6 @@ func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err erro
 // gate alone. The re-run's raw files are confirm-base.txt and
 // confirm-head.txt beside the others.
 func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta, r *rules) error {
-	p := v.Policy
 	rounds := sess.Result().Rounds
 	screened := rounds
 	if a.cfg.MaxTime > 0 {
@@ -413,17 +422,7 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 		// confirmation's, as it did before.
 		screened = min(rounds, a.cfg.Count)
 	}
-	p.ConfirmRounds = gate.ConfirmRounds(screened, v.Family, p)
-	cmps := make([]stats.Comparison, len(v.Results))
-	for i, r := range v.Results {
-		cmps[i] = r.Comparison
-	}
-	screen := gate.Judge(cmps, v.Failures, p)
-	for _, w := range v.Warnings {
-		if w.Code == gate.WarnInput {
-			screen.Warnings = append(screen.Warnings, w)
-		}
-	}
+	screen := confirmScreen(*v, screened)
 	*v = screen
 	flagged := map[string]bool{}
 	for _, k := range gate.Promising(screen) {
@@ -435,16 +434,9 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 			units = append(units, u)
 		}
 	}
-	if len(units) == 0 {
-		return nil
-	}
-	// The promising rows' noise may ask for more rounds than the screen's
-	// plan (a small --threshold, a noisy machine).
-	fresh := gate.FreshRounds(screen, screened)
-	if !a.cfg.Quiet {
-		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(units), fresh)
-	}
-	cbase, chead := filepath.Join(out, "confirm-base.txt"), filepath.Join(out, "confirm-head.txt")
+	// The confirmation's files exist whenever the run confirms: their
+	// first line tells whoever judges them the screen's round count.
+	cbase, chead := filepath.Join(out, shard.ConfirmBaseFile), filepath.Join(out, shard.ConfirmHeadFile)
 	bf, err := safefile.Create(cbase, 0o644)
 	if err != nil {
 		return err
@@ -455,26 +447,60 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 		return err
 	}
 	defer hf.Close()
-	before := len(sess.Result().Failures)
-	sess.Reseed(seed + 1)
-	if err := sess.Measure(ctx, units, rounds+1, fresh, bf, hf); err != nil {
-		if ctx.Err() != nil {
-			meta.Partial = true
-			meta.Notes = append(meta.Notes, "cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
-			return nil
+	for _, f := range []*os.File{bf, hf} {
+		if _, err := fmt.Fprintf(f, "%s: %d\n", screenRoundsKey, screened); err != nil {
+			return err
 		}
-		return err
+	}
+	before := len(sess.Result().Failures)
+	if len(units) > 0 {
+		// The promising rows' noise may ask for more rounds than the
+		// screen's plan (a small --threshold, a noisy machine).
+		fresh := gate.FreshRounds(screen, screened)
+		if !a.cfg.Quiet {
+			fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(units), fresh)
+		}
+		sess.Reseed(seed + 1)
+		if err := sess.Measure(ctx, units, rounds+1, fresh, bf, hf); err != nil {
+			if ctx.Err() != nil {
+				meta.Partial = true
+				meta.Notes = append(meta.Notes, "cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
+				return nil
+			}
+			return err
+		}
+		meta.Notes = append(meta.Notes, fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+			len(units), gate.PromisingP, fresh))
 	}
 	bf.Close()
 	hf.Close()
-	second, err := a.verdictFiles(cbase, chead, gateFailures(sess.Result().Failures[before:]), r)
+	if err := writeJSON(filepath.Join(out, confirmFailuresFile), nonNil(gateFailures(sess.Result().Failures[before:]))); err != nil {
+		return err
+	}
+	final, err := a.judgeKept(out, r)
 	if err != nil {
 		return err
 	}
-	*v = gate.Confirm(screen, *second)
-	meta.Notes = append(meta.Notes, fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
-		len(units), gate.PromisingP, fresh))
+	*v = *final
 	return nil
+}
+
+// judgeKept judges the raw files of the directory out as they stand
+// (judgeRaw).
+func (a *app) judgeKept(out string, r *rules) (*gate.Verdict, error) {
+	in, err := keptInputs(out, out)
+	if err != nil {
+		return nil, err
+	}
+	return a.judgeRaw(in, r)
+}
+
+// nonNil is fs, or an empty list: failures files hold a JSON array.
+func nonNil(fs []gate.Failure) []gate.Failure {
+	if fs == nil {
+		return []gate.Failure{}
+	}
+	return fs
 }
 
 func gateFailures(fs []runner.Failure) []gate.Failure {

@@ -13,7 +13,6 @@ import (
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
-	"github.com/benchgate/benchgate/internal/stats"
 )
 
 // merge combines shard results (each an --out directory of `run --shard`)
@@ -29,7 +28,7 @@ func (a *app) merge() int {
 func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	var manifests []shard.Manifest
 	var raw, confirm [2]bytes.Buffer
-	var failures []gate.Failure
+	var failures, confirmFailures []gate.Failure
 	var whys []report.Why
 	for _, dir := range dirs {
 		if !filepath.IsAbs(dir) {
@@ -64,6 +63,11 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 			}
 			whys = append(whys, ws...)
 		}
+		cf, err := readFailures(dir, dir, confirmFailuresFile)
+		if err != nil {
+			return a.failf(ExitUsage, "merge: %v", oneLine(err))
+		}
+		confirmFailures = append(confirmFailures, cf...)
 		if sd.Failures != nil {
 			var fs []gate.Failure
 			if err := json.Unmarshal(sd.Failures, &fs); err != nil {
@@ -79,24 +83,21 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	if err != nil {
 		return a.failf(ExitUsage, "%v", err)
 	}
-	in := [2]stats.Input{{Name: "merged base.txt", R: &raw[0]}, {Name: "merged head.txt", R: &raw[1]}}
-	var v gate.Verdict
-	if raw[0].Len() == 0 && raw[1].Len() == 0 {
-		v = gate.Judge(nil, failures, a.policy(rl))
-	} else {
-		vp, err := a.verdict(in, failures, rl)
+	in := rawInputs{
+		screen:   [2]named{{"merged base.txt", raw[0].Bytes()}, {"merged head.txt", raw[1].Bytes()}},
+		failures: failures,
+	}
+	if confirm[0].Len() > 0 || confirm[1].Len() > 0 {
+		err := in.withConfirm([2]named{{"merged confirm-base.txt", confirm[0].Bytes()}, {"merged confirm-head.txt", confirm[1].Bytes()}}, confirmFailures)
 		if err != nil {
 			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
-		v = *vp
 	}
-	if confirm[0].Len() > 0 && confirm[1].Len() > 0 {
-		second, err := a.verdict([2]stats.Input{{Name: "merged confirm-base.txt", R: &confirm[0]}, {Name: "merged confirm-head.txt", R: &confirm[1]}}, nil, rl)
-		if err != nil {
-			return a.failf(ExitUsage, "merge: %v", oneLine(err))
-		}
-		v = gate.Confirm(v, *second)
+	vp, err := a.judgeRaw(in, rl)
+	if err != nil {
+		return a.failf(ExitUsage, "merge: %v", oneLine(err))
 	}
+	v := *vp
 	meta := report.Meta{Policy: policyMeta(rl, v)}
 	if len(manifests) > 0 {
 		meta.BaseSHA, meta.HeadSHA = manifests[0].BaseSHA, manifests[0].HeadSHA

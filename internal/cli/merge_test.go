@@ -136,3 +136,100 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 		t.Errorf("merge of one of two shards: exit %d, verdict %s; want 1, fail", code, partial.Verdict)
 	}
 }
+
+// TestOneVerdictWithConfirmation: the kept directory of a run that
+// confirmed (a 1/1 shard: screen, confirmation files, failures) gives one
+// verdict whether merge or compare judges it, with every row's status,
+// p-value, test and interval the same; and the screen is judged knowing
+// that promising rows get fresh rounds (the paired test at the pooled
+// size), not as a screen alone (which, for 20 benchmarks at 10 rounds,
+// gives every row the U test: the merge used to).
+func TestOneVerdictWithConfirmation(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var names []string
+	for i := range 20 {
+		names = append(names, fmt.Sprintf("B%02d", i))
+	}
+	slower := map[string]float64{"B03": 1.08, "B11": 1.08, "B17": 1.06}
+	base := writeRounds(names, 10, nil, nil, rng)
+	head := writeRounds(names, 10, slower, nil, rng)
+	// The fresh rounds, numbered after the screen's, for three rows.
+	fresh := func(factor map[string]float64) string {
+		var b strings.Builder
+		b.WriteString("screen-rounds: 10\n")
+		b.WriteString(strings.Replace(writeRounds([]string{"B03", "B11", "B17"}, 10, factor, nil, rng), "round: ", "round: 1", -1))
+		return b.String()
+	}
+	sdir := filepath.Join(dir, "out")
+	files := map[string]string{
+		"base.txt": base, "head.txt": head,
+		"confirm-base.txt": fresh(nil), "confirm-head.txt": fresh(slower),
+		"failures.json": "[]", "confirm-failures.json": "[]",
+	}
+	for name, data := range files {
+		if err := os.MkdirAll(sdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sdir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var all []string
+	for _, n := range names {
+		all = append(all, "example.com/p."+n)
+	}
+	m := shard.Manifest{Shard: shard.Spec{Index: 1, Count: 1}, All: all, Assigned: all, Complete: true, Rounds: 10, BaseSHA: "b", HeadSHA: "h"}
+	if err := m.Write(sdir); err != nil {
+		t.Fatal(err)
+	}
+
+	mergedCode, merged := runJSON(t, dir, "merge", "out")
+	comparedCode, compared := runJSON(t, dir, "compare", "out")
+	if mergedCode != comparedCode || merged.Verdict != compared.Verdict {
+		t.Errorf("merge: exit %d %s; compare DIR: exit %d %s", mergedCode, merged.Verdict, comparedCode, compared.Verdict)
+	}
+	type row struct {
+		Name      string          `json:"name"`
+		Unit      string          `json:"unit"`
+		Status    string          `json:"status"`
+		Test      *string         `json:"test"`
+		P         *float64        `json:"p"`
+		PAdjusted *float64        `json:"p_adjusted"`
+		Interval  json.RawMessage `json:"interval"`
+		Confirmed *bool           `json:"confirmed"`
+	}
+	rows := func(r jsonReport) []row {
+		var out []row
+		for _, b := range r.Benchmarks {
+			var x row
+			if err := json.Unmarshal(b, &x); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	mr, cr := rows(merged), rows(compared)
+	if diff := cmp.Diff(mr, cr); diff != "" {
+		t.Errorf("rows differ between merge and compare DIR (-merge +compare):\n%s", diff)
+	}
+	var paired, confirmed int
+	for _, r := range mr {
+		if r.Unit != "sec/op" {
+			continue
+		}
+		if r.Test != nil && *r.Test != "utest" {
+			paired++
+		}
+		if r.Confirmed != nil {
+			confirmed++
+		}
+	}
+	if paired != len(names) {
+		t.Errorf("%d of %d time rows judged by the paired test; want all (the screen knows the pooled size)", paired, len(names))
+	}
+	if confirmed == 0 {
+		t.Errorf("no row went through the confirmation")
+	}
+}

@@ -32,6 +32,9 @@ type rules struct {
 	accepts []policy.Accept
 	ignored []gate.Bench // benchmarks not run because a rule ignores them
 	notes   []string     // what could not be read, for the report
+
+	// fileData is file's text, kept with the raw files (judge.json).
+	fileData []byte
 }
 
 // maxPolicySize bounds what is read of a policy file.
@@ -103,7 +106,7 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 		if base == nil && a.cfg.Given["policy"] {
 			return nil, fmt.Errorf("--policy %s: no such file in the base commit %s", a.cfg.Policy, short(j.base.SHA))
 		}
-		r.file = base
+		r.file, r.fileData = base, baseData
 		r.source = fmt.Sprintf("%s of the base commit %s", name, short(j.base.SHA))
 		head, headData, err := readPolicy(trees[1].Path(), filepath.Join(subdir(trees[1]), rel), name)
 		r.changed = !bytes.Equal(baseData, headData)
@@ -167,14 +170,14 @@ func (a *app) fileRules() (*rules, error) {
 	r := &rules{}
 	if a.cfg.Policy != "none" {
 		path := a.resolve(a.cfg.Policy)
-		p, _, err := readPolicy("", path, a.cfg.Policy)
+		p, data, err := readPolicy("", path, a.cfg.Policy)
 		if err != nil {
 			return nil, err
 		}
 		if p == nil && a.cfg.Given["policy"] {
 			return nil, fmt.Errorf("--policy %s: no such file", a.cfg.Policy)
 		}
-		r.file, r.source = p, a.cfg.Policy
+		r.file, r.fileData, r.source = p, data, a.cfg.Policy
 	}
 	accepts, err := a.flagAccepts()
 	if err != nil {

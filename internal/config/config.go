@@ -100,6 +100,9 @@ type Config struct {
 
 	// The two files (compare).
 	Files [2]string
+	// CompareDir is compare's one argument instead: a run's --out
+	// directory, judged with its kept rules as the run judged it.
+	CompareDir string
 }
 
 // given records that the flag or input name was given explicitly.
@@ -313,10 +316,14 @@ func Parse(args []string) (*Config, error) {
 		}
 		c.MergeDirs = pos
 	case "compare":
-		if len(pos) != 2 {
-			return nil, usagef("compare needs two files, BASE.txt and HEAD.txt; got %d argument(s)", len(pos))
+		switch len(pos) {
+		case 1:
+			c.CompareDir = pos[0]
+		case 2:
+			c.Files = [2]string{pos[0], pos[1]}
+		default:
+			return nil, usagef("compare needs two files, BASE.txt and HEAD.txt, or the --out directory of a run; got %d argument(s)", len(pos))
 		}
-		c.Files = [2]string{pos[0], pos[1]}
 	case "calibrate":
 		if c.Rev == "" {
 			return nil, usagef("--rev must not be empty")

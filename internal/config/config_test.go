@@ -83,7 +83,7 @@ func TestParseBad(t *testing.T) {
 		{[]string{"compare", "a", "b", "--format", "html"}, `--format "html": want text, markdown or json`},
 		{[]string{"run", "--base", "main", "--frobnicate"}, "unknown flag --frobnicate"},
 		{[]string{"run", "--base"}, "--base needs a value"},
-		{[]string{"compare", "a.txt"}, "compare needs two files"},
+		{[]string{"compare"}, "compare needs two files"},
 		{[]string{"compare", "a.txt", "b.txt", "c.txt"}, "compare needs two files"},
 		{[]string{"demo", "extra"}, "demo takes no arguments"},
 	} {

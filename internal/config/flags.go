@@ -148,6 +148,7 @@ func register(fs *flag.FlagSet, c *Config, raw map[string]string) {
 const usageHead = `usage:
   benchgate run --base REV [--head REV] [flags] [packages]   measure and judge (packages default ./...)
   benchgate compare BASE.txt HEAD.txt [flags]                judge existing go test -bench output
+  benchgate compare DIR [flags]                              judge a run's --out directory again: the run's verdict
   benchgate merge DIR... [flags]                             one report and verdict from the shards' --out directories
   benchgate demo                                             the whole pipeline on an embedded example
   benchgate calibrate [--rev REV] [flags] [packages]         A/A run: this machine's noise floor, recommended settings

@@ -25,7 +25,10 @@ type Meta struct {
 	Estimator        string
 	Seed             int64
 	RawBase, RawHead string // paths of the raw benchfmt files, "" if unknown
-	Partial          bool   // the run was interrupted
+	// RawDir is the run's kept --out directory, "" if none: `benchgate
+	// compare DIR` gives the run's verdict.
+	RawDir  string
+	Partial bool // the run was interrupted
 	// Notes are lines about the run, in words (untrusted: they may quote
 	// names).
 	Notes []string
@@ -688,6 +691,13 @@ func legend() Paragraph {
 }
 
 func reproduce(m Meta) Paragraph {
+	if d := m.RawDir; d != "" {
+		base, head := path.Join(d, "base.txt"), path.Join(d, "head.txt")
+		return Paragraph{Spans: []Span{
+			txt("Reproduce the verdict: "), codeText("benchgate compare " + shellQuote(d)),
+			txt("; benchstat's numbers: "), codeText("benchstat -ignore round " + shellQuote(base) + " " + shellQuote(head)),
+		}}
+	}
 	base, head := m.RawBase, m.RawHead
 	if base == "" {
 		base = "base.txt"
