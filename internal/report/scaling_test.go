@@ -104,14 +104,14 @@ func TestScalingGolden(t *testing.T) {
 	if !r.hasCode(hostileCPUName) {
 		t.Errorf("the hostile name is not shown as code: %q", r.code)
 	}
-	if !strings.Contains(md, "| ````"+strings.ReplaceAll(hostileCPUName, "|", `\|`)+"```` | 1× | 2.00× → 1.50× | — | — | ⚠️ scaling got worse") {
+	if !strings.Contains(md, "| ⚠️ | ````"+strings.ReplaceAll(hostileCPUName, "|", `\|`)+"```` | 1× | 2.00× → 1.50× | — | — |\n") {
 		t.Errorf("no scaling row for the hostile name:\n%s", md)
 	}
 	for _, want := range []string{
 		"2 benchmarks scaling worse",
 		"#### CPU scaling: speed-up vs cpu 1 (4 benchmarks, 2 worse)\n",
-		"| benchmark | cpu 1 | cpu 2 | cpu 4 | cpu 8 | why |\n|:--|--:|--:|--:|--:|:--|\n",
-		"| `Encode/size=64` | 1× | 1.90× → 1.80× | 3.60× → 2.50× | 6.50× → 2.60× | ⚠️ scaling got worse (",
+		"|  | benchmark | cpu 1 | cpu 2 | cpu 4 | cpu 8 |\n|:--|:--|--:|--:|--:|--:|\n",
+		"| ⚠️ | `Encode/size=64` | 1× | 1.90× → 1.80× | 3.60× → 2.50× | 6.50× → 2.60× |\n", "\n⚠️ scaling got worse (",
 		"- parallel scaling got worse for 2 benchmarks",
 	} {
 		if !strings.Contains(md, want) {
@@ -191,9 +191,11 @@ func TestScalingSectionMixedReference(t *testing.T) {
 	want := "\n#### CPU scaling: speed-up vs the smallest cpu value (2 benchmarks, 1 worse)\n\n" +
 		"Speed-up t(smallest cpu) / t(cpu) of the medians, base → head. ⚠️: parallel scaling got worse, the symptom of contention or false sharing (a warning, not gated): " +
 		"head/base at the largest cpu value exceeds head/base at the smallest by at least the threshold, and their 95% intervals do not overlap.\n\n" +
-		"**`p`**\n\n| benchmark | cpu 1 | cpu 2 | cpu 4 | cpu 8 | why |\n|:--|--:|--:|--:|--:|:--|\n" +
-		"| `B` | — | 1× | — | 3.50× → 1.20× | ⚠️ not judged: no paired rounds at cpu 8; speed-up at cpu 8 3.50× → 1.20× |\n" +
-		"| `A` | 1× | — | 3.90× → 3.80× | — | not judged: no paired rounds at cpu 1; speed-up at cpu 4 3.90× → 3.80× |\n"
+		"**`p`**\n\n|  | benchmark | cpu 1 | cpu 2 | cpu 4 | cpu 8 |\n|:--|:--|--:|--:|--:|--:|\n" +
+		"| ⚠️ | `B` | — | 1× | — | 3.50× → 1.20× |\n" +
+		"| — | `A` | 1× | — | 3.90× → 3.80× | — |\n" +
+		"\n<details><summary><code>B</code>: why</summary>\n\n⚠️ not judged: no paired rounds at cpu 8; speed-up at cpu 8 3.50× → 1.20×\n\n</details>\n" +
+		"\n<details><summary><code>A</code>: why</summary>\n\nnot judged: no paired rounds at cpu 1; speed-up at cpu 4 3.90× → 3.80×\n\n</details>\n"
 	if n != 2 || got != want {
 		t.Errorf("got %d rows:\n%s\nwant:\n%s", n, got, want)
 	}
