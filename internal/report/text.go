@@ -80,7 +80,7 @@ func WriteText(w io.Writer, d *Document, opt TextOptions) error {
 	}
 	if folded || (opt.Brief && hasDetails(d)) {
 		t.blank()
-		t.para([]Span{txt("Each row's statistics, where its change comes from and how to reproduce it, and the sections above shown by their title: "), codeText("--verbose"), txt(" (or "), codeText("-v"), txt(").")}, "", "")
+		t.para([]Span{txt("Each row's statistics, where its change comes from and how to reproduce it, and the sections above shown by their title: "), codeText("--verbose"), txt(".")}, "", "")
 	}
 	_, err := io.WriteString(w, t.b.String())
 	return err
