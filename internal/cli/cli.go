@@ -292,7 +292,9 @@ func (a *app) publishReport(doc *report.Document, jsonOf func() ([]byte, error),
 	case "json":
 		_, _ = a.env.Stdout.Write(js)
 	default:
-		_ = report.WriteText(a.env.Stdout, doc, terminal(a.env.Stdout, a.env.Getenv))
+		opt := terminal(a.env.Stdout, a.env.Getenv)
+		opt.Brief = opt.Brief && !a.cfg.Verbose
+		_ = report.WriteText(a.env.Stdout, doc, opt)
 	}
 	var errs []error
 	if d.markdown != "" {

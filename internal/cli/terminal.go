@@ -9,9 +9,9 @@ import (
 )
 
 // terminal returns the text report's options for w: colour when w is a
-// terminal and NO_COLOR is unset or empty (no-color.org); the width of
-// COLUMNS when it is set, else the terminal's; no limit and no colour for
-// a file or a pipe.
+// terminal and NO_COLOR is unset or empty (no-color.org), and the brief
+// report; the width of COLUMNS when it is set, else the terminal's; no
+// limit, no colour and the whole report for a file or a pipe.
 func terminal(w io.Writer, getenv func(string) string) report.TextOptions {
 	if getenv == nil {
 		getenv = func(string) string { return "" }
@@ -19,7 +19,7 @@ func terminal(w io.Writer, getenv func(string) string) report.TextOptions {
 	var opt report.TextOptions
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			opt = report.TextOptions{Color: getenv("NO_COLOR") == "", Width: termWidth(f)}
+			opt = report.TextOptions{Color: getenv("NO_COLOR") == "", Width: termWidth(f), Brief: true}
 		}
 	}
 	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {

@@ -97,6 +97,7 @@ type Config struct {
 	Format              Format // the report on stdout
 	JSON, Markdown, Out string
 	Quiet               bool
+	Verbose             bool // the whole text report on a terminal too
 
 	// The two files (compare).
 	Files [2]string

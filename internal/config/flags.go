@@ -80,6 +80,7 @@ var Flags = []Flag{
 	{"C", "DIR", "run in DIR instead of the current directory", ".", "working-directory", func(c *Config, s string) error { c.Dir = s; return nil }},
 	{"allow-same", "", "allow base and head to be the same commit (an A/A run)", "", "", boolSetter(func(c *Config, b bool) { c.AllowSame = b })},
 	{"quiet", "", "no progress on stderr", "", "", boolSetter(func(c *Config, b bool) { c.Quiet = b })},
+	{"verbose", "", "text report on a terminal: every layer (each row's statistics, why and command; every section), as in a pipe", "", "", boolSetter(func(c *Config, b bool) { c.Verbose = b })},
 }
 
 // exportTarget adds a --export FORMAT=FILE target.

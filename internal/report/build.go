@@ -61,47 +61,49 @@ type PolicyInfo struct {
 	HeadError string
 }
 
-// The priorities of the sections under a size limit: regressions are
-// kept first, the chart is dropped first.
+// The priorities of the sections under a size limit: how the run was
+// made (a few lines; its legend, last, is cut first) and the regressions
+// are kept first, the chart is dropped first.
 const (
-	prioRegressions = iota
+	prioRun = iota
+	prioRegressions
 	prioFailures
 	prioWarnings
 	prioImprovements
-	prioVanished
 	prioScaling
 	prioRest
 	prioChart
 )
 
-// Build makes the report of a verdict and the metadata of its run: the
-// verdict line, the run, alerts and notes; regressions (every regression,
-// gated ones first, and every removal and inconclusive row that fails the
-// gate), failures with their output, improvements, regressions that
-// vanished on confirmation, a chart of the largest time/op changes, CPU
-// scaling, every other row (collapsed in Markdown) and warnings; then a
-// legend and how to reproduce the numbers. Rows are grouped per package.
+// Build makes the report of a verdict and the metadata of its run, in
+// layers: the headline (the verdict and what decides it, in words) and a
+// line of counts; the alerts a reader can act on; the rows that gate
+// (every regression, gated ones first, and every removal and
+// inconclusive row that fails the gate), failures with their output and
+// improvements, each row with a Detail (its statistics, where the change
+// comes from, the command that reproduces it); then, collapsed, every
+// other row (unchanged, too noisy, unstable, new, removed, vanished on
+// confirmation), the chart of the largest time/op changes, the warnings
+// and how the run was made. Rows are grouped per package.
 func Build(v gate.Verdict, m Meta) *Document {
 	d := &Document{Pass: v.Pass}
-	d.Title = titleSpans(v)
+	d.Title = headline(v)
 	d.Head = headBlocks(v, m)
 
-	var regs, imps, gone, rest []gate.Result
+	var regs, imps, rest []gate.Result
 	for _, r := range v.Results {
 		switch {
 		case r.Status == gate.Regression || (r.Fails() && (r.Status == gate.Removed || r.Status == gate.Inconclusive)):
 			regs = append(regs, r)
 		case r.Status == gate.Improvement:
 			imps = append(imps, r)
-		case r.Confirmed != nil && !*r.Confirmed:
-			gone = append(gone, r)
 		default:
 			rest = append(rest, r)
 		}
 	}
 	// Gate-failing rows first within the regressions; the rest by status.
 	slices.SortStableFunc(regs, func(a, b gate.Result) int { return boolRank(b.Fails()) - boolRank(a.Fails()) })
-	slices.SortStableFunc(rest, func(a, b gate.Result) int { return restRank[a.Status] - restRank[b.Status] })
+	slices.SortStableFunc(rest, func(a, b gate.Result) int { return restRankOf(a) - restRankOf(b) })
 	fails := append(v.HeadFailures(), baseFailures(v.Failures)...)
 
 	add := func(s *Section) {
@@ -109,42 +111,149 @@ func Build(v gate.Verdict, m Meta) *Document {
 			d.Sections = append(d.Sections, s)
 		}
 	}
-	add(&Section{Title: []Span{txt("Regressions (" + strconv.Itoa(len(regs)) + ")")}, Body: explained(resultTable(regs), regs, m), Priority: prioRegressions, What: "regressions"})
+	add(&Section{Title: []Span{txt("Regressions (" + strconv.Itoa(len(regs)) + ")")}, Body: detailed(resultTable(regs, false), regs, m), Priority: prioRegressions, What: "regressions"})
 	add(&Section{Title: []Span{txt("Failures (" + strconv.Itoa(len(fails)) + ")")}, Body: failureOutputs(fails), Priority: prioFailures, What: "failures"})
-	add(&Section{Title: []Span{txt("Improvements (" + strconv.Itoa(len(imps)) + ")")}, Body: explained(resultTable(imps), imps, m), Priority: prioImprovements, What: "improvements"})
-	add(&Section{Title: []Span{txt("Vanished on confirmation (" + strconv.Itoa(len(gone)) + ")")}, Body: resultTable(gone), Priority: prioVanished, What: "vanished regressions"})
-	if c := chartOf(v.Results); c != nil {
-		add(&Section{Title: []Span{txt("Largest time/op changes")}, Intro: []Block{chartIntro(c)}, Body: c, Priority: prioChart, Whole: "the chart of the largest changes"})
-	}
+	add(&Section{Title: []Span{txt("Improvements (" + strconv.Itoa(len(imps)) + ")")}, Body: detailed(resultTable(imps, false), imps, m), Priority: prioImprovements, What: "improvements"})
 	if s := scalingSection(v); s != nil {
 		add(s)
 	}
-	add(&Section{Title: []Span{txt(restSummary(rest))}, Collapsed: true, Body: resultTable(rest), Priority: prioRest, What: "other results"})
-	add(&Section{Title: []Span{txt("Warnings")}, Body: warningList(v, m), Priority: prioWarnings, What: "warnings"})
-
-	if len(v.Results) > 0 {
-		d.Foot = append(d.Foot, legend())
-		if hasInstructions(v) {
-			d.Foot = append(d.Foot, instructionsLegend(v.Policy))
-		}
+	add(&Section{Title: []Span{txt(restSummary(rest))}, Collapsed: true, Body: detailed(resultTable(rest, true), rest, m), Priority: prioRest, What: "other results"})
+	if c := chartOf(v.Results); c != nil {
+		add(&Section{Title: []Span{txt("Chart of the largest time/op changes")}, Collapsed: true, Intro: []Block{chartIntro(c)}, Body: c, Priority: prioChart, Whole: "the chart of the largest changes"})
 	}
-	d.Foot = append(d.Foot, reproduce(m))
+	if l := warningList(v, m); len(l.Items) > 0 {
+		add(&Section{Title: []Span{txt("Warnings (" + strconv.Itoa(len(l.Items)) + ")")}, Collapsed: true, Body: l, Priority: prioWarnings, What: "warnings"})
+	}
+	add(&Section{Title: []Span{txt("How the run was made")}, Collapsed: true, Body: runList(v, m), Priority: prioRun, What: "lines on the run"})
 	return d
 }
 
-func titleSpans(v gate.Verdict) []Span {
+// headline is the verdict and what decides it: the rows and failures
+// that fail the gate, by name ("benchgate: fail — 2 regressions block
+// this PR: Parse time +8.1%; Encode +1 allocs/op"), or that nothing
+// does.
+func headline(v gate.Verdict) []Span {
 	t := []Span{mark(markPass, Good), txt(" "), {Kind: SpanText, Text: "benchgate: pass", Style: Strong | Good}}
 	if !v.Pass {
 		t = []Span{mark(markFail, Bad), txt(" "), {Kind: SpanText, Text: "benchgate: fail", Style: Strong | Bad}}
 	}
-	if c := headerCounts(v); c != "" {
-		t = append(t, txt(" — "+c))
+	if len(v.Results) == 0 && len(v.Failures) == 0 {
+		return append(t, txt(" — no benchmark results"))
+	}
+	var blocking []gate.Result
+	for _, r := range v.Results {
+		if r.Fails() && r.Status != gate.Failed { // a failed row is its failure's
+			blocking = append(blocking, r)
+		}
+	}
+	heads := v.HeadFailures()
+	if len(blocking) == 0 && len(heads) == 0 {
+		if v.Pass {
+			return append(t, txt(" — nothing blocks this PR"))
+		}
+		return t
+	}
+	// The blocking rows, per benchmark: "Decode-8 +16 B/op, +1 allocs/op".
+	type item struct {
+		name    string
+		changes [][]Span
+	}
+	var items []*item
+	idx := map[string]*item{}
+	addItem := func(pkg, name string, change []Span) {
+		k := pkg + "\x00" + name
+		it, ok := idx[k]
+		if !ok {
+			it = &item{name: name}
+			idx[k] = it
+			items = append(items, it)
+		}
+		it.changes = append(it.changes, change)
+	}
+	for _, r := range blocking {
+		addItem(r.Package, r.Name, blockingChange(r))
+	}
+	for _, f := range heads {
+		addItem(f.Package, strings.TrimPrefix(f.Name, "Benchmark"), []Span{txt("failed on head")})
+	}
+	t = append(t, txt(" — "+blockingCount(blocking, len(heads))+" this PR: "))
+	const shown = 3
+	for i, it := range items {
+		if i == shown {
+			t = append(t, txt("; and "+plural(len(items)-shown, "more benchmark", "more benchmarks")))
+			break
+		}
+		if i > 0 {
+			t = append(t, txt("; "))
+		}
+		if it.name == "" {
+			t = append(t, txt("(whole package)"))
+		} else {
+			t = append(t, nameSpan(it.name))
+		}
+		for j, c := range it.changes {
+			if j > 0 {
+				t = append(t, txt(","))
+			}
+			t = append(t, txt(" "))
+			t = append(t, c...)
+		}
 	}
 	return t
 }
 
+// blockingCount says what blocks: "2 regressions block", "1 regression
+// and 1 head failure block".
+func blockingCount(rows []gate.Result, headFailures int) string {
+	regs, other := 0, 0
+	for _, r := range rows {
+		if r.Status == gate.Regression {
+			regs++
+		} else {
+			other++
+		}
+	}
+	var parts []string
+	if regs > 0 {
+		parts = append(parts, plural(regs, "regression", "regressions"))
+	}
+	if other > 0 {
+		parts = append(parts, plural(other, "failing row", "failing rows"))
+	}
+	if headFailures > 0 {
+		parts = append(parts, plural(headFailures, "head failure", "head failures"))
+	}
+	verb := " block"
+	if regs+other+headFailures == 1 {
+		verb = " blocks"
+	}
+	return strings.Join(parts, " and ") + verb
+}
+
+// blockingChange is a failing row's change in a few words: "time
+// +8.1%", "+1 allocs/op", "removed".
+func blockingChange(r gate.Result) []Span {
+	bad := func(s string) Span { return Span{Kind: SpanNum, Text: s, Style: Bad} }
+	switch {
+	case r.Status == gate.Removed:
+		return []Span{txt("removed")}
+	case r.Status == gate.Inconclusive:
+		return []Span{unitSpan(r.Unit), txt(" could not be judged")}
+	case exactKind(r.Kind) && r.Base != nil && r.Head != nil:
+		return []Span{bad(signed(r.Head.Min - r.Base.Min)), txt(" "), unitSpan(r.Unit)}
+	case r.Kind == gate.Time && r.Delta != nil:
+		return []Span{txt("time "), bad(pct1(*r.Delta))}
+	case r.Delta != nil:
+		return []Span{unitSpan(r.Unit), txt(" "), bad(pct1(*r.Delta))}
+	}
+	return []Span{unitSpan(r.Unit)}
+}
+
+// headBlocks are the line of counts and the alerts a reader can act on,
+// each once: different toolchains, an interrupted run, time rows that
+// could not be judged, a policy file that head breaks or changes.
 func headBlocks(v gate.Verdict, m Meta) []Block {
-	bs := []Block{Paragraph{Spans: metaLine(m, v)}}
+	bs := []Block{Paragraph{Spans: []Span{txt(headerCounts(v))}}}
 	if m.GoDiffers() {
 		bs = append(bs, Paragraph{Alert: true, Spans: []Span{
 			mark(markWarn, Warn), txt(" "), strong("Different Go toolchains"), txt(": base was built with "), goVer(m.BaseGo),
@@ -163,15 +272,31 @@ func headBlocks(v gate.Verdict, m Meta) []Block {
 			bs = append(bs, Paragraph{Alert: true, Spans: append([]Span{mark(markWarn, Warn), txt(" ")}, strongAll(warningSpans(w, nil))...)})
 		}
 	}
-	bs = append(bs, policyBlocks(m.Policy)...)
-	if len(m.Notes) > 0 {
-		l := &List{}
-		for _, n := range m.Notes {
-			l.Items = append(l.Items, []Span{prose(n)})
-		}
-		bs = append(bs, l)
+	return append(bs, policyAlerts(m.Policy)...)
+}
+
+// runList is how the run was made: the sides, the rounds, the policy,
+// the toolchains, the caller's notes, what the columns mean and how to
+// reproduce the verdict.
+func runList(v gate.Verdict, m Meta) *List {
+	l := &List{}
+	for _, it := range metaItems(m, v) {
+		l.Items = append(l.Items, it)
 	}
-	return bs
+	if p := m.Policy; p != nil && p.Source != "" {
+		l.Items = append(l.Items, []Span{txt("Policy: "), nameSpan(p.Source), txt(" (docs/policy.md).")})
+	}
+	for _, n := range m.Notes {
+		l.Items = append(l.Items, []Span{prose(n)})
+	}
+	l.Items = append(l.Items, reproduce(m).Spans)
+	if len(v.Results) > 0 {
+		l.Items = append(l.Items, legend().Spans)
+		if hasInstructions(v) {
+			l.Items = append(l.Items, instructionsLegend(v.Policy).Spans)
+		}
+	}
+	return l
 }
 
 func strongAll(spans []Span) []Span {
@@ -299,47 +424,52 @@ func runsOf(m Meta, v gate.Verdict) (int, string) {
 	return runs, est
 }
 
-func metaLine(m Meta, v gate.Verdict) []Span {
+// metaItems are the run's settings, one item each: the sides, the
+// rounds, the benchtime, the runs, the seed, the thresholds, the
+// correction, the looks, the confirmation, the tool and the toolchains.
+func metaItems(m Meta, v gate.Verdict) [][]Span {
 	p := v.Policy
-	l := line(side("base", m.BaseRef, m.BaseSHA))
-	l.text(" → ").add(side("head", m.HeadRef, m.HeadSHA)...)
-	sep := func() *line { return l.text(" · ") }
+	var items [][]Span
+	item := func(spans ...Span) { items = append(items, spans) }
+	sides := line(side("base", m.BaseRef, m.BaseSHA))
+	sides.text(" → ").add(side("head", m.HeadRef, m.HeadSHA)...)
+	item(sides...)
 	if m.Count > 0 {
-		sep().text(plural(m.Count, "round", "rounds"))
+		item(txt(plural(m.Count, "round", "rounds")))
 	}
 	if m.Benchtime != "" {
-		sep().text("benchtime ").name(m.Benchtime)
+		item(txt("benchtime "), nameSpan(m.Benchtime))
 	}
 	if runs, est := runsOf(m, v); runs > 1 {
-		sep().text(strconv.Itoa(runs) + " runs per side per round, their " + est)
+		item(txt(strconv.Itoa(runs) + " runs per side per round, their " + est))
 	}
 	if m.Seed != 0 {
-		sep().text("seed ").num(strconv.FormatInt(m.Seed, 10))
+		item(txt("seed "), numSpan(strconv.FormatInt(m.Seed, 10)))
 	}
-	sep().text("threshold ").num(fmtNum(100*p.Threshold) + "%").text(", α=").num(fmtNum(p.Alpha))
+	item(txt("threshold "), numSpan(fmtNum(100*p.Threshold)+"%"), txt(", α="), numSpan(fmtNum(p.Alpha)))
 	if hasInstructions(v) {
-		sep().text("instructions/op threshold ").num(fmtNum(100*p.InstructionThreshold) + "%")
+		item(txt("instructions/op threshold "), numSpan(fmtNum(100*p.InstructionThreshold)+"%"))
 	}
 	if corr := correctionName(v.Correction); corr != "" && v.Family > 1 {
-		sep().text(corr + " over " + plural(v.Family, "time/op comparison", "time/op comparisons"))
+		item(txt(corr + " over " + plural(v.Family, "time/op comparison", "time/op comparisons")))
 	}
 	if len(p.Looks) > 0 {
-		sep().text("sequential looks after rounds ").num(joinInts(p.Looks))
+		item(txt("sequential looks after rounds "), numSpan(joinInts(p.Looks)))
 	}
 	if v.Confirmed {
-		sep().text("promising time rows re-measured and decided on the pooled rounds")
+		item(txt("promising time rows re-measured and decided on the pooled rounds"))
 	}
 	if m.Tool != "" {
-		sep().add(prose(m.Tool))
+		item(prose(m.Tool))
 	}
 	switch {
 	case m.BaseGo == "" && m.HeadGo == "":
 	case m.BaseGo == m.HeadGo:
-		sep().text("Go: ").add(goVer(m.BaseGo)).text(" (both sides)")
+		item(txt("Go: "), goVer(m.BaseGo), txt(" (both sides)"))
 	default:
-		sep().text("Go: base ").add(goVer(m.BaseGo)).text(", head ").add(goVer(m.HeadGo))
+		item(txt("Go: base "), goVer(m.BaseGo), txt(", head "), goVer(m.HeadGo))
 	}
-	return l
+	return items
 }
 
 // correctionName is the name of a correction for people ("" for none).
@@ -371,7 +501,30 @@ func boolRank(b bool) int {
 // restRank orders the collapsed rows: the most remarkable first, so that
 // cutting removes unchanged rows first.
 var restRank = map[gate.Status]int{
-	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Unavailable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Ignored: 6, gate.Unchanged: 7,
+	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Unavailable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Ignored: 7, gate.Unchanged: 8,
+}
+
+// restRankOf ranks a collapsed row: a regression that vanished on
+// confirmation and a row too noisy to judge before the unchanged ones.
+func restRankOf(r gate.Result) int {
+	switch {
+	case r.Confirmed != nil && !*r.Confirmed:
+		return 6
+	case r.TooNoisy:
+		return 6
+	}
+	return restRank[r.Status]
+}
+
+// statusWord is a collapsed row's status in a word or two.
+func statusWord(r gate.Result) string {
+	switch {
+	case r.Confirmed != nil && !*r.Confirmed:
+		return "vanished"
+	case r.TooNoisy && r.Status == gate.Unchanged:
+		return "too noisy"
+	}
+	return string(r.Status)
 }
 
 func baseFailures(fs []gate.Failure) []gate.Failure {
@@ -385,37 +538,55 @@ func baseFailures(fs []gate.Failure) []gate.Failure {
 }
 
 func restSummary(rest []gate.Result) string {
-	counts := map[gate.Status]int{}
+	counts := map[string]int{}
+	var order []string
 	for _, r := range rest {
-		counts[r.Status]++
-	}
-	var parts []string
-	for _, s := range []gate.Status{gate.Failed, gate.Inconclusive, gate.Removed, gate.New, gate.Unstable, gate.Unavailable, gate.Regression, gate.Improvement, gate.Ignored, gate.Unchanged} {
-		if n := counts[s]; n > 0 {
-			parts = append(parts, strconv.Itoa(n)+" "+string(s))
+		w := statusWord(r)
+		if counts[w] == 0 {
+			order = append(order, w)
 		}
+		counts[w]++
+	}
+	parts := make([]string, len(order))
+	for i, w := range order {
+		parts[i] = strconv.Itoa(counts[w]) + " " + w
 	}
 	return plural(len(rest), "other result", "other results") + ": " + strings.Join(parts, ", ")
 }
 
-// resultColumns are the columns of a table of results.
-var resultColumns = []Column{
-	{Title: "benchmark"},
-	{Title: "unit"},
-	{Title: "base", Right: true},
-	{Title: "head", Right: true},
-	{Title: "change", Right: true},
-	{Title: "p (adj.)", Right: true},
-	{Title: "noise / MDE", Right: true, Optional: 2},
-	{Title: "benchstat", Right: true, Optional: 3},
-	{Title: "n", Right: true, Optional: 1},
-	{Title: "why", Trail: true},
+// resultColumns are the columns of a table of results: in Markdown the
+// status and the five that say what changed (the rest is in each row's
+// Detail); in the brief text report those five; in the full one all but
+// the status.
+func resultColumns(rest bool) []Column {
+	status := Column{Markdown: true}
+	if rest {
+		status.Title = "status"
+	}
+	return []Column{
+		status,
+		{Title: "benchmark", Short: maxCellName},
+		{Title: "unit"},
+		{Title: "base", Right: true},
+		{Title: "head", Right: true},
+		{Title: "change", Right: true},
+		{Title: "p (adj.)", Right: true, Full: true},
+		{Title: "noise / MDE", Right: true, Optional: 2, Full: true},
+		{Title: "benchstat", Right: true, Optional: 3, Full: true},
+		{Title: "n", Right: true, Optional: 1, Full: true},
+		{Title: "why", Trail: true, Full: true},
+	}
 }
 
+// maxCellName is the most runes of a benchmark name in a Markdown table
+// cell: with it a row of six columns fits a 760 px column.
+const maxCellName = 32
+
 // resultTable groups rows per package, packages in order of first
-// appearance.
-func resultTable(rows []gate.Result) *Table {
-	t := &Table{Columns: resultColumns}
+// appearance; rest says the rows are the collapsed ones (a status word,
+// not a mark).
+func resultTable(rows []gate.Result, rest bool) *Table {
+	t := &Table{Columns: resultColumns(rest)}
 	idx := map[string]int{}
 	for _, r := range rows {
 		i, ok := idx[r.Package]
@@ -424,7 +595,7 @@ func resultTable(rows []gate.Result) *Table {
 			idx[r.Package] = i
 			t.Groups = append(t.Groups, Group{Title: packageTitle(r.Package)})
 		}
-		t.Groups[i].Rows = append(t.Groups[i].Rows, resultRow(r))
+		t.Groups[i].Rows = append(t.Groups[i].Rows, resultRow(r, rest))
 	}
 	return t
 }
@@ -437,8 +608,41 @@ func packageTitle(pkg string) []Span {
 }
 
 // resultRow is one row of a result table.
-func resultRow(r gate.Result) Row {
+func resultRow(r gate.Result, rest bool) Row {
 	c := cellsOf(r)
+	style := Style(0)
+	switch r.Status {
+	case gate.Regression:
+		style = Bad
+	case gate.Improvement:
+		style = Good
+	}
+	change := c.change
+	for i := range change {
+		change[i].Style |= style
+	}
+	status := []Span{statusMark(r)}
+	if rest {
+		status = []Span{txt(statusWord(r))}
+	}
+	return Row{Cells: [][]Span{status, {nameSpan(r.Name)}, {unitSpan(r.Unit)}, c.base, c.head, change, c.p, c.noise, c.benchstat, c.n, rowReason(r)}}
+}
+
+// statusMark marks a row of the primary tables: fails the gate, a
+// regression that does not (ungated, accepted), an improvement.
+func statusMark(r gate.Result) Span {
+	switch {
+	case r.Fails():
+		return mark(markFail, Bad)
+	case r.Status == gate.Improvement:
+		return mark(markPass, Good)
+	}
+	return mark(markWarn, Warn)
+}
+
+// rowReason says why a row has its status: the reason, its acceptance or
+// that it is not gated, the policy rule, the suspicions.
+func rowReason(r gate.Result) []Span {
 	why := line(reasonSpans(r))
 	switch {
 	case r.Accepted != nil:
@@ -454,18 +658,7 @@ func resultRow(r gate.Result) Row {
 			why.text(" ").add(mark(markWarn, Warn)).text(" " + label)
 		}
 	}
-	style := Style(0)
-	switch r.Status {
-	case gate.Regression:
-		style = Bad
-	case gate.Improvement:
-		style = Good
-	}
-	change := c.change
-	for i := range change {
-		change[i].Style |= style
-	}
-	return Row{Cells: [][]Span{{nameSpan(r.Name)}, {unitSpan(r.Unit)}, c.base, c.head, change, c.p, c.noise, c.benchstat, c.n, why}}
+	return why
 }
 
 // suspectLabel is the short mark of a suspicion in the why column (the
@@ -479,6 +672,11 @@ var suspectLabel = map[string]string{
 // rowCells are the figures of a row.
 type rowCells struct {
 	base, head, change, p, noise, benchstat, n []Span
+	// spread are base and head with their spread ("1.001µ ± 0%"), alt
+	// the other estimators' changes ("median +1.02%, min +0.98%"): for
+	// the row's Detail.
+	spread [2]string
+	alt    string
 }
 
 func one(s string) []Span { return []Span{numSpan(s)} }
@@ -496,7 +694,7 @@ func cellsOf(r gate.Result) rowCells {
 			if d > 0 {
 				s = "+" + s
 			}
-			c.change = one(s)
+			c.change = one(s + " exact")
 		}
 		return c
 	}
@@ -511,13 +709,18 @@ func cellsOf(r gate.Result) rowCells {
 		if s == nil {
 			return one(none)
 		}
-		return one(scaler.Format(s.Center) + " ± " + s.PctRangeString())
+		return one(scaler.Format(s.Center))
 	}
 	c.base, c.head = cell(r.Base), cell(r.Head)
+	for i, s := range []*stats.Summary{r.Base, r.Head} {
+		if s != nil {
+			c.spread[i] = scaler.Format(s.Center) + " ± " + s.PctRangeString()
+		}
+	}
 	if r.Delta != nil {
 		s := pct(*r.Delta)
 		if iv := r.Interval; iv != nil {
-			s += " [" + pct1(iv.Low) + ", " + pct1(iv.High) + "]"
+			s += " [" + strings.TrimSuffix(pct1(iv.Low), "%") + ", " + strings.TrimSuffix(pct1(iv.High), "%") + "]"
 		}
 		if pr := r.Paired; pr != nil && pr.Runs > 1 && r.Test == gate.TestPaired {
 			// The other estimators of the rounds' runs, beside the gated one.
@@ -528,9 +731,7 @@ func cellsOf(r gate.Result) rowCells {
 			if pr.Estimator != stats.Min && pr.MinRatio > 0 {
 				alt = append(alt, "min "+pct(pr.MinRatio-1))
 			}
-			if len(alt) > 0 {
-				s += " (" + strings.Join(alt, ", ") + ")"
-			}
+			c.alt = strings.Join(alt, ", ")
 		}
 		c.change = one(s)
 	}
@@ -683,7 +884,7 @@ func summaryWarnings(s *stats.Summary) []string {
 // legend explains the columns of the tables.
 func legend() Paragraph {
 	return Paragraph{Spans: []Span{
-		txt("Columns: "), strong("change"), txt(" is head/base − 1: for time/op measured in interleaved rounds the paired (Hodges–Lehmann) estimate of the rounds' values (each side's short runs of a round reduced by the estimator; the median's and the minimum's estimates in brackets) with its interval at the level one benchmark must reach after the correction (simultaneous over the time/op rows: an interval beyond the threshold is a significant change), otherwise the change of the medians; "),
+		txt("Columns: "), strong("change"), txt(" is head/base − 1: for time/op measured in interleaved rounds the paired (Hodges–Lehmann) estimate of the rounds' values (each side's short runs of a round reduced by the estimator; the other estimators' in the row's statistics) with its interval in brackets at the level one benchmark must reach after the correction (simultaneous over the time/op rows: an interval beyond the threshold is a significant change), otherwise the change of the medians; for allocations the difference, exact when it is the same in every round; "),
 		strong("p (adj.)"), txt(" the p-value the row was judged on (paired Wilcoxon signed-rank, or benchstat's U test), adjusted for the number of time/op comparisons; "),
 		strong("noise / MDE"), txt(" the round-to-round noise of the ratio and the smallest change this run could detect ("), mark(markWarn, Warn), txt(": larger than the threshold); "),
 		strong("benchstat"), txt(" the change of the medians and the U-test p, as benchstat prints them."),
@@ -698,6 +899,19 @@ func reproduce(m Meta) Paragraph {
 			txt("; benchstat's numbers: "), codeText("benchstat -ignore round " + shellQuote(base) + " " + shellQuote(head)),
 		}}
 	}
+	base, head := rawFiles(m)
+	return Paragraph{Spans: []Span{
+		txt("Reproduce the numbers: "), codeText("benchgate compare " + shellQuote(base) + " " + shellQuote(head)),
+		txt("; benchstat's (base, head, benchstat): "), codeText("benchstat -ignore round " + shellQuote(base) + " " + shellQuote(head)),
+	}}
+}
+
+// rawFiles are the paths of the run's raw files, "base.txt" and
+// "head.txt" when unknown.
+func rawFiles(m Meta) (string, string) {
+	if d := m.RawDir; d != "" {
+		return path.Join(d, "base.txt"), path.Join(d, "head.txt")
+	}
 	base, head := m.RawBase, m.RawHead
 	if base == "" {
 		base = "base.txt"
@@ -705,10 +919,7 @@ func reproduce(m Meta) Paragraph {
 	if head == "" {
 		head = "head.txt"
 	}
-	return Paragraph{Spans: []Span{
-		txt("Reproduce the numbers: "), codeText("benchgate compare " + shellQuote(base) + " " + shellQuote(head)),
-		txt("; benchstat's (base, head, benchstat): "), codeText("benchstat -ignore round " + shellQuote(base) + " " + shellQuote(head)),
-	}}
+	return base, head
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=+-]+$`)
@@ -776,17 +987,15 @@ func ruleSpans(r gate.RuleRef) []Span {
 	return l
 }
 
-// policyBlocks says which policy file was in force and what head's copy
-// would change (it does not apply to this run: a pull request cannot
-// loosen its own gate).
-func policyBlocks(p *PolicyInfo) []Block {
+// policyAlerts are the alerts on head's copy of the policy file: it does
+// not parse, or it changes the policy (it does not apply to this run: a
+// pull request cannot loosen its own gate). The file in force is in the
+// run's list.
+func policyAlerts(p *PolicyInfo) []Block {
 	if p == nil {
 		return nil
 	}
 	var bs []Block
-	if p.Source != "" {
-		bs = append(bs, Paragraph{Spans: []Span{txt("Policy: "), nameSpan(p.Source), txt(" (docs/policy.md).")}})
-	}
 	if p.HeadError != "" {
 		bs = append(bs, Paragraph{Alert: true, Spans: []Span{
 			mark(markFail, Bad), txt(" "), strong("Head's policy file does not parse"),

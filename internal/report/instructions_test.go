@@ -52,8 +52,10 @@ func TestInstructionReport(t *testing.T) {
 	}
 	out := md.String()
 	for _, want := range []string{
-		"| `Sum` | `instructions/op` | 41,800,000 ± 0.15% | 42,900,000 ± 0.23% | +2.63% | — | — | — | 3 | +2.63% ≥ +1% and the repeats' ranges are apart (base 41,752,505–41,863,737, head 42,800,000–42,950,000 `instructions/op`) |",
-		"| `Read` | `instructions/op` | — | — | — | — | — | — | — | unavailable on head: valgrind aborted (signal: aborted) |",
+		"| ❌ | `Sum` | `instructions/op` | 41,800,000 ± 0.15% | 42,900,000 ± 0.23% | +2.63% |",
+		"**Decided**: +2.63% ≥ +1% and the repeats' ranges are apart (base 41,752,505–41,863,737, head 42,800,000–42,950,000 `instructions/op`)",
+		"| unavailable | `Read` | `instructions/op` | — | — | — |",
+		"**Decided**: unavailable on head: valgrind aborted (signal: aborted)",
 		"**instructions/op** rows count the CPU instructions",
 		"1 unavailable",
 		"`instructions/op` unavailable for 1 benchmark",

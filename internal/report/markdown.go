@@ -215,37 +215,7 @@ func mdBlock(bl Block) string {
 			b.WriteString("- " + mdSpans(it, false) + "\n")
 		}
 	case *Table:
-		header := "|"
-		align := "|"
-		for _, c := range bl.Columns {
-			header += " " + c.Title + " |"
-			if c.Right {
-				align += "--:|"
-			} else {
-				align += ":--|"
-			}
-		}
-		for i, g := range bl.Groups {
-			if i > 0 {
-				b.WriteString("\n")
-			}
-			if g.Title != nil {
-				b.WriteString(mdSpans(g.Title, false) + "\n\n")
-			}
-			b.WriteString(header + "\n" + align + "\n")
-			for _, r := range g.Rows {
-				b.WriteString("|")
-				for _, c := range r.Cells {
-					b.WriteString(" " + mdCell(c) + " |")
-				}
-				b.WriteString("\n")
-			}
-			for _, r := range g.Rows {
-				if r.Detail != nil {
-					b.WriteString(mdDetail(r.Detail))
-				}
-			}
-		}
+		b.WriteString(mdTable(bl))
 	case *Outputs:
 		for i, o := range bl.Items {
 			if i > 0 {
@@ -259,6 +229,68 @@ func mdBlock(bl Block) string {
 		}
 	}
 	return b.String()
+}
+
+// mdTable renders a table without its full-report columns, names in
+// cells shortened to their column's Short, one table per group with the
+// group's Details under it.
+func mdTable(t *Table) string {
+	var b strings.Builder
+	var cols []int
+	header, align := "|", "|"
+	for i, c := range t.Columns {
+		if c.Full {
+			continue
+		}
+		cols = append(cols, i)
+		header += " " + c.Title + " |"
+		if c.Right {
+			align += "--:|"
+		} else {
+			align += ":--|"
+		}
+	}
+	for i, g := range t.Groups {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if g.Title != nil {
+			b.WriteString(mdSpans(g.Title, false) + "\n\n")
+		}
+		b.WriteString(header + "\n" + align + "\n")
+		for _, r := range g.Rows {
+			b.WriteString("|")
+			for _, k := range cols {
+				var cell []Span
+				if k < len(r.Cells) {
+					cell = shortNames(r.Cells[k], t.Columns[k].Short)
+				}
+				b.WriteString(" " + mdCell(cell) + " |")
+			}
+			b.WriteString("\n")
+		}
+		for _, r := range g.Rows {
+			if r.Detail != nil {
+				b.WriteString(mdDetail(r.Detail))
+			}
+		}
+	}
+	return b.String()
+}
+
+// shortNames returns cell with its names shortened to n runes ("…"
+// last); n 0: as it is.
+func shortNames(cell []Span, n int) []Span {
+	if n <= 0 {
+		return cell
+	}
+	out := slices.Clone(cell)
+	for i, s := range out {
+		if s.Kind == SpanName {
+			out[i].Text = truncate(s.Text, n)
+		}
+	}
+	return out
 }
 
 // mdCell renders a table cell: "—" for an empty one.

@@ -22,7 +22,8 @@ type Document struct {
 // A Section is a titled part of a document with one body of items.
 type Section struct {
 	Title []Span
-	// Collapsed sections are folded away in Markdown (<details>).
+	// Collapsed sections are folded away in Markdown (<details>) and
+	// shown only by their title in the brief text report.
 	Collapsed bool
 	// Intro is shown before the body, when any of the body is shown.
 	Intro []Block
@@ -70,6 +71,14 @@ type Column struct {
 	// Trail: when the text table is wider than the terminal, the cell
 	// goes on a line of its own under the row.
 	Trail bool
+	// Markdown columns are only in Markdown (the status mark); Full
+	// columns only in the full text report (the statistics and the
+	// reason, which Markdown shows in each row's Detail).
+	Markdown, Full bool
+	// Short, when set, is the most runes of a name in a Markdown cell
+	// (the full name is in the row's Detail); the text report never
+	// shortens.
+	Short int
 }
 
 // A Group of rows under a title.

@@ -330,6 +330,7 @@ func TestGolden(t *testing.T) {
 	golden(t, "report-cut.md", []byte(cut))
 	golden(t, "report.txt", []byte(Text(v, m, TextOptions{})))
 	golden(t, "report-narrow.txt", []byte(Text(v, m, TextOptions{Width: 100})))
+	golden(t, "report-brief.txt", []byte(Text(v, m, TextOptions{Width: 100, Brief: true})))
 	golden(t, "report-color.txt", []byte(Text(v, m, TextOptions{Color: true, Width: 100})))
 	j, err := JSON(v, m)
 	if err != nil {
@@ -344,7 +345,7 @@ func TestGolden(t *testing.T) {
 // a mention or a reference; tables keep their columns.
 func TestMarkdownHostile(t *testing.T) {
 	v, m := fixtureVerdict(t)
-	for _, limit := range []int{0, 4000} {
+	for _, limit := range []int{0, 8000} {
 		md := Markdown(v, m, Options{Marker: "<!-- benchgate:example -->", MaxChars: limit, DetailsURL: "https://github.com/o/r/actions/runs/1"})
 		if !strings.HasPrefix(md, "<!-- benchgate:example -->\n") {
 			t.Errorf("marker is not the first line:\n%s", md[:min(len(md), 200)])
@@ -494,11 +495,11 @@ func TestAllocationCells(t *testing.T) {
 		unit                    string
 		wantBase, wantHead, dlt string
 	}{
-		{"one more", rep(2, 3), rep(3, 3), "allocs/op", "2", "3", "+1"},
-		{"0 → N", rep(0, 3), rep(5, 3), "allocs/op", "0", "5", "+5"},
-		{"N → 0", rep(5, 3), rep(0, 3), "allocs/op", "5", "0", "-5"},
-		{"same", rep(4, 3), rep(4, 3), "allocs/op", "4", "4", "0"},
-		{"bytes", rep(296120, 3), rep(296121, 3), "B/op", "296120", "296121", "+1"},
+		{"one more", rep(2, 3), rep(3, 3), "allocs/op", "2", "3", "+1 exact"},
+		{"0 → N", rep(0, 3), rep(5, 3), "allocs/op", "0", "5", "+5 exact"},
+		{"N → 0", rep(5, 3), rep(0, 3), "allocs/op", "5", "0", "-5 exact"},
+		{"same", rep(4, 3), rep(4, 3), "allocs/op", "4", "4", "0 exact"},
+		{"bytes", rep(296120, 3), rep(296121, 3), "B/op", "296120", "296121", "+1 exact"},
 		{"varying head", rep(7, 3), []float64{7, 8, 7}, "allocs/op", "7", "7–8", "—"},
 	}
 	for _, tt := range tests {
@@ -517,7 +518,7 @@ func TestTimeCells(t *testing.T) {
 	c.Delta, c.P = &d, &p
 	// Judged by the U test, unadjusted: benchstat's figures everywhere.
 	got := plainCells(gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestUTest, Delta: &d, P: &p, PAdjusted: &p})
-	want := [7]string{"1.234µ ± 0%", "1.300µ ± 2%", "+5.35%", "0.002", "—", "+5.35% p=0.002", "6"}
+	want := [7]string{"1.234µ", "1.300µ", "+5.35%", "0.002", "—", "+5.35% p=0.002", "6"}
 	if got != want {
 		t.Errorf("U-test cells = %q, want %q", got, want)
 	}
@@ -527,7 +528,7 @@ func TestTimeCells(t *testing.T) {
 	c.Paired = &stats.Paired{N: 12, Ratio: 1.052, Low: 1.041, High: 1.063, P: pp}
 	r := gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestPaired, Delta: &pd, P: &pp, PAdjusted: &adj, Noise: &noise, MDE: &mde, TooNoisy: true,
 		Interval: &gate.Interval{Confidence: 0.999, Estimate: 0.052, Low: 0.041, High: 0.063}}
-	want = [7]string{"1.234µ ± 0%", "1.300µ ± 2%", "+5.20% [+4.1%, +6.3%]", "<0.001 (0.004)", "⚠ 1.2% / 7.1%", "+5.35% p=0.002", "12"}
+	want = [7]string{"1.234µ", "1.300µ", "+5.20% [+4.1, +6.3]", "<0.001 (0.004)", "⚠ 1.2% / 7.1%", "+5.35% p=0.002", "12"}
 	if got := plainCells(r); got != want {
 		t.Errorf("paired cells = %q, want %q", got, want)
 	}
@@ -535,13 +536,16 @@ func TestTimeCells(t *testing.T) {
 	// gated one (the estimator's own is not repeated).
 	c.Paired.Runs, c.Paired.Estimator, c.Paired.MedianRatio, c.Paired.MinRatio = 5, stats.Median, 1.052, 1.031
 	r.Comparison = c
-	if got := plainCells(r)[2]; got != "+5.20% [+4.1%, +6.3%] (min +3.10%)" {
-		t.Errorf("short runs: change %q", got)
+	if got := cellsOf(r).alt; got != "min +3.10%" {
+		t.Errorf("short runs: other estimators %q", got)
 	}
 	c.Paired.Estimator = stats.P25
 	r.Comparison = c
-	if got := plainCells(r)[2]; got != "+5.20% [+4.1%, +6.3%] (median +5.20%, min +3.10%)" {
-		t.Errorf("short runs, p25: change %q", got)
+	if got := cellsOf(r).alt; got != "median +5.20%, min +3.10%" {
+		t.Errorf("short runs, p25: other estimators %q", got)
+	}
+	if got := Plain(statSpans(r)); !strings.Contains(got, "base 1.234µ ± 0% · head 1.300µ ± 2% · ") || !strings.HasSuffix(got, " · other estimators median +5.20%, min +3.10%") {
+		t.Errorf("short runs, p25: statistics %q", got)
 	}
 	c.Paired.Runs = 1
 	r.Comparison = c
@@ -553,7 +557,7 @@ func TestTimeCells(t *testing.T) {
 	}
 	c.Delta, c.P, c.Head, c.Paired = nil, nil, nil, nil
 	got = plainCells(gate.Result{Comparison: c, Kind: gate.Time})
-	want = [7]string{"1.234µ ± 0%", "—", "—", "—", "—", "—", "6"}
+	want = [7]string{"1.234µ", "—", "—", "—", "—", "—", "6"}
 	if got != want {
 		t.Errorf("one-sided cells = %q, want %q", got, want)
 	}
@@ -594,25 +598,26 @@ func TestMarkdownFitsGitHubLimit(t *testing.T) {
 		t.Errorf("report has %d bytes, limit %d", len(md), limit)
 	}
 	for i := range regs {
-		if name := fmt.Sprintf("Benchmark%04d/case=%d-8", i, i); !strings.Contains(md, "| `"+name+"` |") {
+		if name := fmt.Sprintf("Benchmark%04d/case=%d-8", i, i); !strings.Contains(md, "| ❌ | `"+name+"` |") {
 			t.Errorf("regression %s missing", name)
 		}
 	}
-	if !strings.HasPrefix(md, "<!-- benchgate -->\n### ❌ benchgate: fail — 3 regressions, 4997 unchanged") {
+	if !strings.HasPrefix(md, "<!-- benchgate -->\n### ❌ benchgate: fail — 3 regressions block this PR: `Benchmark0017/case=17-8` time +20.0%; ") ||
+		!strings.Contains(md, "\n\n3 regressions, 4997 unchanged\n") {
 		t.Errorf("header:\n%s", md[:200])
 	}
 	if !strings.Contains(md, "not shown are ") || !strings.Contains(md, "of 4997 other results, the chart of the largest changes. [Full report](https://example.com/run/1).") {
 		t.Errorf("no cut note saying what was cut")
 	}
-	if !strings.HasSuffix(md, "Reproduce the numbers: `benchgate compare base.txt head.txt`; benchstat's (base, head, benchstat): `benchstat -ignore round base.txt head.txt`\n") {
-		t.Errorf("reproduce line missing at the end")
+	if !strings.Contains(md, "- Reproduce the numbers: `benchgate compare base.txt head.txt`; benchstat's (base, head, benchstat): `benchstat -ignore round base.txt head.txt`\n") {
+		t.Errorf("reproduce line missing")
 	}
-	if strings.Count(md, "<details>") != 1 || strings.Count(md, "</details>") != 1 {
-		t.Errorf("details element not closed exactly once")
+	if strings.Count(md, "<details>") != strings.Count(md, "</details>") {
+		t.Errorf("a details element not closed")
 	}
 	// Unlimited, everything is there.
 	full := Markdown(v, Meta{}, Options{})
-	if n := strings.Count(full, "\n| `Benchmark"); n != 5000 {
+	if n := countRows(full, "Benchmark"); n != 5000 {
 		t.Errorf("unlimited report has %d rows, want 5000", n)
 	}
 	if strings.Contains(full, "not shown") {
@@ -630,13 +635,19 @@ func TestMarkdownCutsRegressionsOnlyWhenTheyAloneDoNotFit(t *testing.T) {
 	if len(md) > 65536 {
 		t.Errorf("report has %d bytes", len(md))
 	}
-	shown := strings.Count(md, "\n| `Benchmark")
+	shown := countRows(md, "Benchmark")
 	if shown == 0 || shown == 2000 {
 		t.Fatalf("%d of 2000 regressions shown", shown)
 	}
-	if want := fmt.Sprintf("not shown are %d of 2000 regressions, the chart of the largest changes.", 2000-shown); !strings.Contains(md, want) {
-		t.Errorf("cut note does not say %q", want)
+	if want := fmt.Sprintf("not shown are %d of 2000 regressions, ", 2000-shown); !strings.Contains(md, want) || !strings.Contains(md, "the chart of the largest changes.") {
+		t.Errorf("cut note does not say %q: %s", want, md[max(0, strings.Index(md, "Cut to fit")):])
 	}
+}
+
+// countRows counts the Markdown table rows whose benchmark name starts
+// with prefix.
+func countRows(md, prefix string) int {
+	return len(regexp.MustCompile("(?m)^\\|[^|\n]*\\| `"+regexp.QuoteMeta(prefix)).FindAllStringIndex(md, -1))
 }
 
 func TestMarkdownTinyLimit(t *testing.T) {
@@ -651,7 +662,7 @@ func TestMarkdownTinyLimit(t *testing.T) {
 
 func TestMarkdownEmptyVerdict(t *testing.T) {
 	md := Markdown(gate.Judge(nil, nil, gate.DefaultPolicy()), Meta{}, Options{})
-	want := "### ✅ benchgate: pass — no benchmark results\n\nbase → head · threshold 5%, α=0.01\n\nReproduce the numbers: `benchgate compare base.txt head.txt`; benchstat's (base, head, benchstat): `benchstat -ignore round base.txt head.txt`\n"
+	want := "### ✅ benchgate: pass — no benchmark results\n\nno benchmark results\n\n<details><summary>How the run was made</summary>\n\n- base → head\n- threshold 5%, α=0.01\n- Reproduce the numbers: `benchgate compare base.txt head.txt`; benchstat's (base, head, benchstat): `benchstat -ignore round base.txt head.txt`\n\n</details>\n"
 	if md != want {
 		t.Errorf("got\n%s\nwant\n%s", md, want)
 	}

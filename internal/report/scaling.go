@@ -45,11 +45,11 @@ func scalingSection(v gate.Verdict) *Section {
 		txt(": parallel scaling got worse, the symptom of contention or false sharing (" + gated +
 			"): head/base at the largest cpu value exceeds head/base at the smallest by at least the threshold, and their 95% intervals do not overlap."),
 	}}
-	t := &Table{Columns: []Column{{Title: "benchmark"}}}
+	t := &Table{Columns: []Column{{Markdown: true}, {Title: "benchmark", Short: maxCellName}}}
 	for _, c := range cpus {
 		t.Columns = append(t.Columns, Column{Title: "cpu " + strconv.Itoa(c), Right: true})
 	}
-	t.Columns = append(t.Columns, Column{Title: "why", Trail: true})
+	t.Columns = append(t.Columns, Column{Title: "why", Trail: true, Full: true})
 	idx := map[string]int{}
 	for _, s := range ss {
 		i, ok := idx[s.Package]
@@ -65,7 +65,11 @@ func scalingSection(v gate.Verdict) *Section {
 
 // scalingRow is one benchmark's speed-ups at cpus.
 func scalingRow(s gate.Scaling, cpus []int) Row {
-	cells := [][]Span{{nameSpan(s.Name)}}
+	status := []Span(nil)
+	if s.Worse {
+		status = []Span{mark(markWarn, Warn)}
+	}
+	cells := [][]Span{status, {nameSpan(s.Name)}}
 	for _, c := range cpus {
 		i := slices.Index(s.CPUs, c)
 		switch {
@@ -81,5 +85,7 @@ func scalingRow(s gate.Scaling, cpus []int) Row {
 	if s.Worse {
 		why = append([]Span{mark(markWarn, Warn), txt(" ")}, why...)
 	}
-	return Row{Cells: append(cells, why)}
+	// Markdown has no column for the reason: it is in the row's Detail.
+	d := &Detail{Summary: []Span{nameSpan(s.Name), txt(": why")}, Reason: why}
+	return Row{Cells: append(cells, why), Detail: d}
 }

@@ -104,14 +104,14 @@ func TestScalingGolden(t *testing.T) {
 	if !r.hasCode(hostileCPUName) {
 		t.Errorf("the hostile name is not shown as code: %q", r.code)
 	}
-	if !strings.Contains(md, "| ````"+strings.ReplaceAll(hostileCPUName, "|", `\|`)+"```` | 1× | 2.00× → 1.50× | — | — | ⚠️ scaling got worse") {
+	if !strings.Contains(md, "| ⚠️ | ````"+strings.ReplaceAll(hostileCPUName, "|", `\|`)+"```` | 1× | 2.00× → 1.50× | — | — |\n") {
 		t.Errorf("no scaling row for the hostile name:\n%s", md)
 	}
 	for _, want := range []string{
 		"2 benchmarks scaling worse",
 		"#### CPU scaling: speed-up vs cpu 1 (4 benchmarks, 2 worse)\n",
-		"| benchmark | cpu 1 | cpu 2 | cpu 4 | cpu 8 | why |\n|:--|--:|--:|--:|--:|:--|\n",
-		"| `Encode/size=64` | 1× | 1.90× → 1.80× | 3.60× → 2.50× | 6.50× → 2.60× | ⚠️ scaling got worse (",
+		"|  | benchmark | cpu 1 | cpu 2 | cpu 4 | cpu 8 |\n|:--|:--|--:|--:|--:|--:|\n",
+		"| ⚠️ | `Encode/size=64` | 1× | 1.90× → 1.80× | 3.60× → 2.50× | 6.50× → 2.60× |\n", "\n⚠️ scaling got worse (",
 		"- parallel scaling got worse for 2 benchmarks",
 	} {
 		if !strings.Contains(md, want) {
@@ -162,8 +162,9 @@ func TestJSONScalingIsAnArray(t *testing.T) {
 func TestScalingRowsAreCut(t *testing.T) {
 	v := scalingVerdict(t)
 	full := Markdown(v, Meta{}, Options{})
-	// Room for the regressions but not for the whole scaling table.
-	start := strings.Index(full, "\n#### CPU scaling")
+	// Room for the regressions and how the run was made (the last
+	// section) but not for the whole scaling table.
+	start := strings.Index(full, "\n#### CPU scaling") + len(full) - strings.Index(full, "\n<details><summary>How the run was made")
 	md := Markdown(v, Meta{}, Options{MaxChars: start + 1200})
 	if len(md) > start+1200 {
 		t.Errorf("%d bytes", len(md))
@@ -175,7 +176,7 @@ func TestScalingRowsAreCut(t *testing.T) {
 		t.Errorf("cut line does not count the scaling rows:\n%s", md)
 	}
 	for _, r := range v.Regressions() {
-		if !strings.Contains(md, "| "+mdName(r.Name, true)+" | sec/op |") {
+		if !strings.Contains(md, "| ❌ | "+mdName(r.Name, true)+" | sec/op |") {
 			t.Errorf("regression %s missing", r.Name)
 		}
 	}
@@ -191,9 +192,11 @@ func TestScalingSectionMixedReference(t *testing.T) {
 	want := "\n#### CPU scaling: speed-up vs the smallest cpu value (2 benchmarks, 1 worse)\n\n" +
 		"Speed-up t(smallest cpu) / t(cpu) of the medians, base → head. ⚠️: parallel scaling got worse, the symptom of contention or false sharing (a warning, not gated): " +
 		"head/base at the largest cpu value exceeds head/base at the smallest by at least the threshold, and their 95% intervals do not overlap.\n\n" +
-		"**`p`**\n\n| benchmark | cpu 1 | cpu 2 | cpu 4 | cpu 8 | why |\n|:--|--:|--:|--:|--:|:--|\n" +
-		"| `B` | — | 1× | — | 3.50× → 1.20× | ⚠️ not judged: no paired rounds at cpu 8; speed-up at cpu 8 3.50× → 1.20× |\n" +
-		"| `A` | 1× | — | 3.90× → 3.80× | — | not judged: no paired rounds at cpu 1; speed-up at cpu 4 3.90× → 3.80× |\n"
+		"**`p`**\n\n|  | benchmark | cpu 1 | cpu 2 | cpu 4 | cpu 8 |\n|:--|:--|--:|--:|--:|--:|\n" +
+		"| ⚠️ | `B` | — | 1× | — | 3.50× → 1.20× |\n" +
+		"| — | `A` | 1× | — | 3.90× → 3.80× | — |\n" +
+		"\n<details><summary><code>B</code>: why</summary>\n\n⚠️ not judged: no paired rounds at cpu 8; speed-up at cpu 8 3.50× → 1.20×\n\n</details>\n" +
+		"\n<details><summary><code>A</code>: why</summary>\n\nnot judged: no paired rounds at cpu 1; speed-up at cpu 4 3.90× → 3.80×\n\n</details>\n"
 	if n != 2 || got != want {
 		t.Errorf("got %d rows:\n%s\nwant:\n%s", n, got, want)
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -16,6 +17,13 @@ type TextOptions struct {
 	// Width is the terminal's width in columns; 0: no limit (a file or a
 	// pipe: one line per row).
 	Width int
+	// Brief writes the report's first layer, for a terminal: the
+	// headline, the counts, the alerts and the tables of what changed
+	// with five columns; collapsed sections by their title alone; no
+	// Details. Otherwise (a file, a pipe, --verbose) every layer: each
+	// table with its statistics and reasons, each row's Detail under it,
+	// every section.
+	Brief bool
 }
 
 // Text renders v and m for a terminal: [Build] written by [WriteText].
@@ -35,7 +43,8 @@ func Text(v gate.Verdict, m Meta, opt TextOptions) string {
 // and a table wider than it moves its last column (the reason) to a line
 // of its own under each row, then leaves out its optional columns
 // (benchstat's figures, then noise / MDE) until it fits, if it can. The
-// chart is left out (it is drawn only in Markdown).
+// chart is left out (it is drawn only in Markdown). With opt.Brief, only
+// the first layer (see [TextOptions]) and a line on how to see the rest.
 func WriteText(w io.Writer, d *Document, opt TextOptions) error {
 	t := &textWriter{opt: opt}
 	t.para(d.Title, "", "")
@@ -46,11 +55,17 @@ func WriteText(w io.Writer, d *Document, opt TextOptions) error {
 		}
 		t.block(bl)
 	}
+	folded := false
 	for _, s := range d.Sections {
 		if _, ok := s.Body.(*Chart); ok {
 			continue
 		}
 		t.blank()
+		if opt.Brief && s.Collapsed {
+			t.para(s.Title, "", "")
+			folded = true
+			continue
+		}
 		t.para(strongAll(s.Title), "", "")
 		for _, in := range s.Intro {
 			t.blank()
@@ -62,6 +77,10 @@ func WriteText(w io.Writer, d *Document, opt TextOptions) error {
 	for _, bl := range d.Foot {
 		t.blank()
 		t.block(bl)
+	}
+	if folded || (opt.Brief && hasDetails(d)) {
+		t.blank()
+		t.para([]Span{txt("Each row's statistics, where its change comes from and how to reproduce it, and the sections above shown by their title: "), codeText("--verbose"), txt(".")}, "", "")
 	}
 	_, err := io.WriteString(w, t.b.String())
 	return err
@@ -152,7 +171,25 @@ func ansi(st Style) string {
 	return "\x1b[" + strings.Join(codes, ";") + "m"
 }
 
-// table writes a table with its columns aligned across groups.
+// hasDetails reports whether a table of d has a row with a Detail.
+func hasDetails(d *Document) bool {
+	for _, s := range d.Sections {
+		if tb, ok := s.Body.(*Table); ok {
+			for _, g := range tb.Groups {
+				for _, r := range g.Rows {
+					if r.Detail != nil {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// table writes a table with its columns aligned across groups: without
+// its Markdown columns, and in a brief report without its full ones and
+// its Details.
 func (t *textWriter) table(tb *Table) {
 	cols := len(tb.Columns)
 	cells := make([][][]srune, 0, tb.items())
@@ -177,8 +214,8 @@ func (t *textWriter) table(tb *Table) {
 		}
 	}
 	shown := make([]bool, cols)
-	for i := range shown {
-		shown[i] = true
+	for i, c := range tb.Columns {
+		shown[i] = !c.Markdown && !(c.Full && t.opt.Brief)
 	}
 	trail := -1
 	total := func() int {
@@ -193,7 +230,7 @@ func (t *textWriter) table(tb *Table) {
 	}
 	if t.opt.Width > 0 && total() > t.opt.Width {
 		for i, c := range tb.Columns {
-			if c.Trail && trail < 0 {
+			if c.Trail && trail < 0 && shown[i] {
 				trail, shown[i] = i, false
 			}
 		}
@@ -214,17 +251,21 @@ func (t *textWriter) table(tb *Table) {
 	// goes on a line of its own above its row, so that the other rows
 	// keep to the width.
 	overflow := map[int]bool{}
+	f := 0 // the first column shown
+	for f < cols-1 && !shown[f] {
+		f++
+	}
 	if t.opt.Width > 0 && total() > t.opt.Width {
-		avail := t.opt.Width - (total() - widths[0])
-		w0 := width([]rune(tb.Columns[0].Title))
+		avail := t.opt.Width - (total() - widths[f])
+		w0 := width([]rune(tb.Columns[f].Title))
 		for k, row := range cells {
-			if n := swidth(row[0]); n > avail {
+			if n := swidth(row[f]); n > avail {
 				overflow[k] = true
 			} else {
 				w0 = max(w0, n)
 			}
 		}
-		widths[0] = w0
+		widths[f] = w0
 	}
 	last := cols - 1
 	for last > 0 && !shown[last] {
@@ -270,9 +311,10 @@ func (t *textWriter) table(tb *Table) {
 		for _, r := range g.Rows {
 			row := cells[k]
 			if overflow[k] {
-				t.write(row[0])
+				t.write(row[f])
 				t.b.WriteByte('\n')
-				row = append([][]srune{nil}, row[1:]...)
+				row = slices.Clone(row)
+				row[f] = nil
 			}
 			k++
 			writeRow(row)
@@ -283,7 +325,7 @@ func (t *textWriter) table(tb *Table) {
 					t.b.WriteByte('\n')
 				}
 			}
-			if r.Detail != nil {
+			if r.Detail != nil && !t.opt.Brief {
 				t.detail(r.Detail)
 			}
 		}

@@ -52,9 +52,8 @@ func TestGoSameToolchain(t *testing.T) {
 	v, m := fixtureVerdict(t)
 	m.BaseGo, m.HeadGo = "go1.26.8", "go1.26.8"
 	md := Markdown(v, m, Options{})
-	header, _, _ := strings.Cut(md, "####")
-	if !strings.Contains(header, " · Go: `go1.26.8` (both sides)\n") {
-		t.Errorf("header lacks the Go version:\n%s", header)
+	if !strings.Contains(md, "\n- Go: `go1.26.8` (both sides)\n") {
+		t.Errorf("how the run was made lacks the Go version:\n%s", md)
 	}
 	if strings.Contains(md, "Different Go toolchains") {
 		t.Errorf("warns about different toolchains for one toolchain")
@@ -98,8 +97,8 @@ func TestGoDifferentToolchains(t *testing.T) {
 		if i < 0 || i > sections {
 			t.Errorf("MaxChars %d: no toolchain warning above the sections:\n%s", max, md)
 		}
-		if !strings.Contains(md, " · Go: base `go1.26.8`, head `go1.27.0`\n") {
-			t.Errorf("MaxChars %d: header lacks both versions", max)
+		if !strings.Contains(md, "\n- Go: base `go1.26.8`, head `go1.27.0`\n") {
+			t.Errorf("MaxChars %d: how the run was made lacks both versions", max)
 		}
 	}
 	g, warns := goJSON(t, v, m)

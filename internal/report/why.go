@@ -4,8 +4,10 @@ import (
 	"html"
 	"math"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
@@ -47,7 +49,10 @@ type Why struct {
 // (<details>) under the row's table in Markdown.
 type Detail struct {
 	Summary []Span
-	Body    []Block
+	// Reason says why the row has its status: shown first in Markdown,
+	// where the table has no column for it (the text report's has).
+	Reason []Span
+	Body   []Block
 }
 
 // maxWhy is how many sites or functions a row's explanation lists.
@@ -81,12 +86,9 @@ func (m Meta) explanation(r gate.Result) *explain.Explanation {
 	return &e
 }
 
-// explained gives the rows of t (resultTable(rows)) that m explains
-// their Detail.
-func explained(t *Table, rows []gate.Result, m Meta) *Table {
-	if len(m.Explain) == 0 {
-		return t
-	}
+// detailed gives the rows of t (resultTable(rows, …)) their Detail:
+// every row but the unchanged and ignored ones that nothing explains.
+func detailed(t *Table, rows []gate.Result, m Meta) *Table {
 	idx := map[string]int{}
 	next := make([]int, len(t.Groups))
 	for _, r := range rows {
@@ -97,11 +99,93 @@ func explained(t *Table, rows []gate.Result, m Meta) *Table {
 		}
 		k := next[g]
 		next[g]++
-		if w := m.why(r); w != nil && g < len(t.Groups) && k < len(t.Groups[g].Rows) {
-			t.Groups[g].Rows[k].Detail = whyDetail(r, w)
+		w := m.why(r)
+		// A plain row has no Detail, unless its name is shortened in
+		// Markdown (the Detail shows it whole).
+		plain := (r.Status == gate.Unchanged || r.Status == gate.Ignored) && !r.TooNoisy && r.Confirmed == nil && len(r.Suspect) == 0 &&
+			utf8.RuneCountInString(r.Name) <= maxCellName
+		if (w == nil && plain) || g >= len(t.Groups) || k >= len(t.Groups[g].Rows) {
+			continue
 		}
+		t.Groups[g].Rows[k].Detail = rowDetail(r, w, m)
 	}
 	return t
+}
+
+// rowDetail is the Detail of a row: why it has its status, its
+// statistics, where its change comes from (w, when explained) and the
+// commands that reproduce it.
+func rowDetail(r gate.Result, w *Why, m Meta) *Detail {
+	d := &Detail{}
+	if w != nil {
+		d = whyDetail(r, w)
+	} else {
+		d.Summary = []Span{nameSpan(r.Name), txt(" "), unitSpan(r.Unit), txt(": the statistics and how to reproduce")}
+	}
+	d.Reason = append([]Span{strong("Decided"), txt(": ")}, rowReason(r)...)
+	if st := statSpans(r); len(st) > 0 {
+		d.Body = append(d.Body, Paragraph{Spans: st})
+	}
+	d.Body = append(d.Body, Paragraph{Spans: []Span{strong("Reproduce"), txt(": "), nameSpan(rowCommand(r, m))}})
+	return d
+}
+
+// statSpans are a row's statistics in one line: each side with its
+// spread, the rounds, p and adjusted p, noise and MDE, benchstat's change
+// and p, the other estimators' changes.
+func statSpans(r gate.Result) []Span {
+	c := cellsOf(r)
+	l := line{strong("Statistics"), txt(": ")}
+	first := true
+	item := func(label string, spans []Span) {
+		if len(spans) == 0 || (len(spans) == 1 && (spans[0].Text == none || spans[0].Text == "")) {
+			return
+		}
+		if !first {
+			l.text(" · ")
+		}
+		first = false
+		l.text(label)
+		l.add(spans...)
+	}
+	cellOr := func(spread string, cell []Span) []Span {
+		if spread != "" {
+			return one(spread)
+		}
+		return cell
+	}
+	item("base ", cellOr(c.spread[0], c.base))
+	item("head ", cellOr(c.spread[1], c.head))
+	item("rounds ", c.n)
+	item("p (adjusted) ", c.p)
+	item("noise / MDE ", c.noise)
+	item("benchstat ", c.benchstat)
+	if c.alt != "" {
+		item("other estimators ", one(c.alt))
+	}
+	if first {
+		return nil
+	}
+	return l
+}
+
+// safeFilterName matches names that benchstat's -filter takes unquoted.
+var safeFilterName = regexp.MustCompile(`^[A-Za-z0-9_./=,+-]+$`)
+
+// rowCommand is the command that shows one row's figures as benchstat
+// computes them: the raw files filtered to the row's benchmark (when its
+// name needs no quoting), or whole.
+func rowCommand(r gate.Result, m Meta) string {
+	base, head := rawFiles(m)
+	cmd := "benchstat -ignore round "
+	if safeFilterName.MatchString(r.Name) && (r.Package == "" || safeFilterName.MatchString(r.Package)) {
+		f := ".fullname:" + r.Name
+		if r.Package != "" {
+			f = "pkg:" + r.Package + " " + f
+		}
+		cmd += "-filter " + shellQuote(f) + " "
+	}
+	return cmd + shellQuote(base) + " " + shellQuote(head)
 }
 
 // whyDetail is the collapsed "why" of a row.
@@ -344,6 +428,9 @@ func absPct(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + 
 func mdDetail(d *Detail) string {
 	var b strings.Builder
 	b.WriteString("\n<details><summary>" + mdSummary(d.Summary) + "</summary>\n")
+	if d.Reason != nil {
+		b.WriteString("\n" + mdSpans(d.Reason, false) + "\n")
+	}
 	for _, bl := range d.Body {
 		b.WriteString("\n" + strings.TrimRight(mdBlock(bl), "\n") + "\n")
 	}
@@ -377,6 +464,9 @@ func mdSummary(spans []Span) string {
 
 // detail writes a Detail under its row, indented.
 func (t *textWriter) detail(d *Detail) {
+	if len(d.Body) == 0 {
+		return // its Reason is the row's own column in text
+	}
 	t.para(d.Summary, "    ", "      ")
 	sub := &textWriter{opt: t.opt}
 	if sub.opt.Width > 0 {
