@@ -1,6 +1,8 @@
 package callgrind
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +45,21 @@ func TestReadDumpsBounded(t *testing.T) {
 			t.Errorf("%+v: %d dumps, %v; want 3", tc.lim, len(dumps), err)
 		case tc.want != "" && (err == nil || err.Error() != tc.want):
 			t.Errorf("%+v: %v, want %q", tc.lim, err, tc.want)
+		}
+	}
+}
+
+// A program that prints without end under valgrind is stopped at
+// maxOutput (its next write fails), and the benchmark fails with that
+// reason, not at the timeout.
+func TestOutputBounded(t *testing.T) {
+	for _, redirect := range []string{"", " >&2"} {
+		o := fakeValgrind(t, "yes 0123456789"+redirect+"\n")
+		_, err := Measure(context.Background(), o, Bench{Binary: "/bin/true", Dir: t.TempDir(), Name: "BenchmarkX"}, 10)
+		var e *Error
+		want := fmt.Sprintf("the benchmark printed more than %d bytes (64 MiB) under valgrind: stopped\n", maxOutput)
+		if !errors.As(err, &e) || e.Reason != Failed || !strings.HasPrefix(e.Msg, want) {
+			t.Errorf("yes%s: %v, want a Failed *Error: %q", redirect, err, want)
 		}
 	}
 }
