@@ -474,7 +474,7 @@ func (o Options) run(ctx context.Context, valgrind string, b Bench, n int, separ
 	cmd := exec.CommandContext(runCtx, valgrind, args...)
 	cmd.Dir = b.Dir
 	cmd.Env = env
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: o.Credential}
 	cmd.Cancel = func() error {
@@ -488,10 +488,13 @@ func (o Options) run(ctx context.Context, valgrind string, b Bench, n int, separ
 	if ctx.Err() != nil {
 		return nil, false, ctx.Err()
 	}
+	if stdout.over || stderr.over {
+		return nil, false, &Error{Reason: Failed, Msg: fmt.Sprintf("the benchmark printed more than %d bytes (%d MiB) under valgrind: stopped\n%s", maxOutput, maxOutput>>20, line)}
+	}
 	vlog := readTail(filepath.Join(dir, logName), 1<<20)
 	evidence := func() string {
 		var parts []string
-		if s := excerpt(append(stdout.Bytes(), stderr.Bytes()...), programFailure, 12); s != "" {
+		if s := excerpt(append(stdout.buf.Bytes(), stderr.buf.Bytes()...), programFailure, 12); s != "" {
 			parts = append(parts, s)
 		}
 		if s := excerpt(vlog, valgrindFailure, 8); s != "" {
@@ -513,16 +516,16 @@ func (o Options) run(ctx context.Context, valgrind string, b Bench, n int, separ
 		if !errors.As(err, &ee) {
 			return fail(Aborted, err, "%v\n%s", err, line)
 		}
-		if benchFailed(stdout.Bytes(), stderr.Bytes()) {
+		if benchFailed(stdout.buf.Bytes(), stderr.buf.Bytes()) {
 			return fail(Failed, err, "benchmark failed under valgrind (%v)\n%s\n%s", err, line, evidence())
 		}
 		return fail(Aborted, err, "valgrind aborted (%v)\n%s\n%s", err, line, evidence())
 	}
-	res := findResult(stdout.Bytes(), b.Name)
+	res := findResult(stdout.buf.Bytes(), b.Name)
 	if res == nil {
 		return fail(NoCount, nil, "no result for %s in the output under valgrind\n%s\n%s", b.Name, line, evidence())
 	}
-	dumps, err := readDumps(dir)
+	dumps, err := readDumps(dir, runLimits)
 	if err != nil {
 		return fail(NoCount, err, "reading callgrind's profiles: %v\n%s", err, line)
 	}
@@ -584,8 +587,37 @@ func findResult(stdout []byte, name string) *benchfmt.Result {
 	return nil
 }
 
-// maxFiles bounds the profiles read from one run.
-const maxFiles = 50_000
+// maxOutput bounds what is kept of the benchmark's standard output under
+// valgrind, and of its standard error.
+const maxOutput = 64 << 20
+
+// capped is a buffer that takes at most maxOutput bytes. A write beyond
+// fails, which makes os/exec close the pipe: the program's next write
+// fails. The buffer is a field, not embedded: io.Copy would use its
+// ReadFrom, which has no bound.
+type capped struct {
+	buf  bytes.Buffer
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if c.buf.Len()+len(p) > maxOutput {
+		c.over = true
+		return 0, fmt.Errorf("output larger than %d bytes", maxOutput)
+	}
+	return c.buf.Write(p)
+}
+
+// dumpLimits bound what is read of one run's profiles: valgrind writes
+// them as the user that runs the change's code, which can write there too.
+type dumpLimits struct {
+	files int   // profile files
+	bytes int64 // all of them together
+}
+
+// runLimits are the bounds of a run's profiles. A run writes a profile per
+// thread at each of testing's timer calls: a few dozen files of a few MiB.
+var runLimits = dumpLimits{files: 50_000, bytes: 512 << 20}
 
 // A dump is one profile file: the instructions one thread executed since
 // its previous dump (thread 0: all threads, without --separate-threads),
@@ -596,21 +628,22 @@ type dump struct {
 	Prof         *Profile
 }
 
-// readDumps reads the profiles of a run.
-func readDumps(dir string) ([]dump, error) {
+// readDumps reads the profiles of a run, refusing more than lim allows.
+func readDumps(dir string, lim dumpLimits) ([]dump, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var dumps []dump
+	left := lim.bytes
 	for _, e := range entries {
 		// callgrind.out.<part>[-<thread>], callgrind.out[-<thread>] (the
 		// termination dump; without threads it is callgrind.out itself).
 		if !strings.HasPrefix(e.Name(), outName) || !e.Type().IsRegular() {
 			continue
 		}
-		if len(dumps) == maxFiles {
-			return nil, fmt.Errorf("more than %d profiles", maxFiles)
+		if len(dumps) == lim.files {
+			return nil, fmt.Errorf("more than %d profiles: not read", lim.files)
 		}
 		f, err := safefile.OpenRegular(filepath.Join(dir, e.Name()))
 		if err != nil {
@@ -621,11 +654,16 @@ func readDumps(dir string) ([]dump, error) {
 			f.Close()
 			continue // callgrind.out, made empty at the start with threads separated
 		}
-		p, err := Parse(io.LimitReader(f, 256<<20))
+		r := &io.LimitedReader{R: f, N: left + 1}
+		p, err := Parse(r)
 		f.Close()
+		if r.N == 0 {
+			return nil, fmt.Errorf("profiles larger than %d bytes (%d MiB) together: %s and the rest not read", lim.bytes, lim.bytes>>20, e.Name())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", e.Name(), err)
 		}
+		left = r.N - 1
 		dumps = append(dumps, dump{Part: p.Part, Thread: p.Thread, Trigger: strings.TrimPrefix(p.Trigger, "--dump-before="), Prof: p})
 	}
 	return dumps, nil

@@ -233,3 +233,27 @@ func TestOneVerdictWithConfirmation(t *testing.T) {
 		t.Errorf("no row went through the confirmation")
 	}
 }
+
+// A shard's file beyond its bound stops the merge with exit status 2 and
+// one line naming the file, before anything is judged.
+func TestMergeRefusesLargeFiles(t *testing.T) {
+	dir := t.TempDir()
+	sdir := filepath.Join(dir, "s1")
+	m := shard.Manifest{Shard: shard.Spec{Index: 1, Count: 1}, BaseSHA: "b", HeadSHA: "h"}
+	if err := m.Write(sdir); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(sdir, shard.ExplainFile)
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, shard.MaxJSONSize+1); err != nil { // sparse
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), []string{"merge", "s1"}, Env{Stdout: &stdout, Stderr: &stderr, Dir: dir})
+	want := fmt.Sprintf("benchgate: merge: %s: read %s: larger than %d bytes (16 MiB)\n", sdir, big, shard.MaxJSONSize)
+	if code != ExitUsage || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr.String(), ExitUsage, want)
+	}
+}

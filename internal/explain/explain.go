@@ -20,6 +20,7 @@ package explain
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -30,8 +31,11 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// maxProfile bounds the size of a profile file read (compressed).
-const maxProfile = 256 << 20
+// maxProfile bounds a profile's bytes, both the file read and, for a
+// gzipped profile, what it unzips to: a file of 1 MiB can unzip to 1 GiB,
+// and github.com/google/pprof/profile.ParseData unzips without a bound.
+// A benchmark's profile is a few MiB at most.
+const maxProfile = 64 << 20
 
 // Input is one side's profile: Profile's values cover Ops benchmark ops,
 // and its file names are under Root, the side's module root directory.
@@ -57,18 +61,19 @@ type Explanation struct {
 
 // ReadProfile reads a profile file (gzipped or not), refusing anything but
 // a regular file: the files come from processes running the change's code.
+// A file, or a gzipped file's content, larger than maxProfile is an error.
 func ReadProfile(path string) (*profile.Profile, error) {
 	f, err := safefile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxProfile+1))
+	data, err := readAtMost(f, maxProfile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: profile %w", path, err)
 	}
-	if len(data) > maxProfile {
-		return nil, fmt.Errorf("%s: profile larger than %d bytes", path, maxProfile)
+	if data, err = gunzip(data); err != nil {
+		return nil, fmt.Errorf("%s: profile %w", path, err)
 	}
 	p, err := profile.ParseData(data)
 	if err != nil {
@@ -76,6 +81,42 @@ func ReadProfile(path string) (*profile.Profile, error) {
 	}
 	return p, nil
 }
+
+// readAtMost reads r to its end, or fails if it holds more than limit
+// bytes.
+func readAtMost(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes (%d MiB)", limit, limit>>20)
+	}
+	return data, nil
+}
+
+// gunzip returns what gzipped data unzips to, at most maxProfile bytes,
+// or data itself when it is not gzipped. Gzip inside gzip is refused:
+// profile.ParseData would unzip the inner layer without a bound.
+func gunzip(data []byte) ([]byte, error) {
+	if !isGzip(data) {
+		return data, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("gzip: %w", err)
+	}
+	plain, err := readAtMost(zr, maxProfile)
+	if err != nil {
+		return nil, fmt.Errorf("unzipped %w", err)
+	}
+	if isGzip(plain) {
+		return nil, fmt.Errorf("gzipped twice")
+	}
+	return plain, nil
+}
+
+func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b }
 
 // WriteProfile writes p to path (gzipped, as go tool pprof reads it),
 // replacing whatever is there without following a link.

@@ -25,12 +25,17 @@ var (
 
 // Parse reads a policy file. name is used in errors ("NAME:LINE: message")
 // and kept in Policy.File; data is the file's content. The error, when not
-// nil, is an [ErrorList].
+// nil, is an [ErrorList]. A file beyond MaxSize, MaxDepth or MaxTokens is
+// refused before the YAML parser reads it.
 func Parse(name string, data []byte) (*Policy, error) {
 	p := &parseState{file: name}
 	pol := &Policy{File: name}
 	data = []byte(strings.TrimPrefix(string(data), "\ufeff"))
-	f, err := parser.ParseBytes(data, 0)
+	toks, bad := checkBounds(name, data)
+	if bad != nil {
+		return nil, ErrorList{bad}
+	}
+	f, err := parser.Parse(toks, 0)
 	if err != nil {
 		var ye yaml.Error
 		if errors.As(err, &ye) && ye.GetToken() != nil {

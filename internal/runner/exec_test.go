@@ -1,10 +1,13 @@
 package runner
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // seal takes a binary directory the sandbox user built into back: nothing in
@@ -59,5 +62,29 @@ func TestParseResultsSplit(t *testing.T) {
 	}
 	if r := got[0].result; r.Iters != 400 || r.Values[0].OrigValue != 7.5 || len(r.Values) != 2 {
 		t.Errorf("Chat result %+v", r)
+	}
+}
+
+// A child that prints without end is stopped at maxOutput, with an error
+// that says so, not at its timeout or benchgate's memory.
+func TestRunOutputBounded(t *testing.T) {
+	for _, stream := range []string{"standard output", "standard error"} {
+		script := "yes 0123456789"
+		if stream == "standard error" {
+			script += " >&2"
+		}
+		c := command{Name: "sh", Args: []string{"-c", script}, Timeout: 20 * time.Second}
+		out, err := c.run(context.Background())
+		want := fmt.Sprintf("sh -c '%s': its %s was larger than %d bytes (64 MiB): stopped", script, stream, maxOutput)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", stream, err, want)
+		}
+		if out.TimedOut || len(out.Stdout) > maxOutput || len(out.Stderr) > maxOutput {
+			t.Errorf("%s: timed out %v, kept %d and %d bytes", stream, out.TimedOut, len(out.Stdout), len(out.Stderr))
+		}
+	}
+	out, err := command{Name: "sh", Args: []string{"-c", "echo ok"}}.run(context.Background())
+	if err != nil || string(out.Stdout) != "ok\n" {
+		t.Errorf("echo ok: %q, %v", out.Stdout, err)
 	}
 }

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,5 +71,60 @@ func TestReadDir(t *testing.T) {
 	os.Symlink(filepath.Join(linked, FileName), filepath.Join(lm, FileName))
 	if _, err := ReadDir(lm); err == nil {
 		t.Errorf("shard.json a link: read")
+	}
+}
+
+// sized makes path a file of n bytes (sparse: no disk used).
+func sized(t *testing.T, path string, n int64) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err == nil {
+		err = errors.Join(f.Truncate(n), f.Close())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Every file of a shard's directory is read within its bound; beyond it
+// the error names the file, also where a missing file would be no error.
+func TestReadDirBounded(t *testing.T) {
+	shardDir := func(m Manifest) string {
+		dir := t.TempDir()
+		if err := m.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, BaseFile), []byte("base"), 0o644)
+		os.WriteFile(filepath.Join(dir, HeadFile), []byte("head"), 0o644)
+		return dir
+	}
+	complete := Manifest{Shard: Spec{Index: 1, Count: 2}, Complete: true}
+	incomplete := Manifest{Shard: Spec{Index: 2, Count: 2}}
+	rawMsg := fmt.Sprintf("larger than %d bytes (256 MiB)", MaxRawSize)
+	jsonMsg := fmt.Sprintf("larger than %d bytes (16 MiB)", MaxJSONSize)
+	for _, tc := range []struct {
+		m    Manifest
+		file string
+		size int64
+		want string // "": read; else the error, where DIR is the directory
+	}{
+		{complete, FailuresFile, MaxJSONSize, ""},
+		{complete, FailuresFile, MaxJSONSize + 1, "read DIR/failures.json: " + jsonMsg},
+		{complete, ExplainFile, MaxJSONSize + 1, "read DIR/explain.json: " + jsonMsg},
+		{complete, FileName, MaxJSONSize + 1, "shard manifest: read DIR/shard.json: " + jsonMsg},
+		{complete, HeadFile, MaxRawSize + 1, "shard 1/2: head.txt: " + rawMsg},
+		{incomplete, BaseFile, MaxRawSize + 1, "shard 2/2: base.txt: " + rawMsg},
+		{complete, ConfirmBaseFile, MaxRawSize + 1, "shard 1/2: confirm-base.txt: " + rawMsg},
+	} {
+		dir := shardDir(tc.m)
+		sized(t, filepath.Join(dir, tc.file), tc.size)
+		_, err := ReadDir(dir)
+		want := strings.ReplaceAll(tc.want, "DIR", dir)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s of %d bytes: %v", tc.file, tc.size, err)
+		case tc.want != "" && (err == nil || err.Error() != want):
+			t.Errorf("%s of %d bytes: %v, want %q", tc.file, tc.size, err, want)
+		}
 	}
 }

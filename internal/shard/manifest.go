@@ -86,11 +86,12 @@ func (m Manifest) Write(dir string) error {
 	return nil
 }
 
-// Read reads dir/shard.json. A directory without one gives an error
-// wrapping fs.ErrNotExist; errors name the file.
+// Read reads dir/shard.json, of at most MaxJSONSize bytes. A directory
+// without one gives an error wrapping fs.ErrNotExist; errors name the
+// file.
 func Read(dir string) (Manifest, error) {
 	name := filepath.Join(dir, FileName)
-	b, err := readRegular(name)
+	b, err := readRegular(name, MaxJSONSize)
 	if err != nil {
 		return Manifest{}, fmt.Errorf("shard manifest: %w", err)
 	}
