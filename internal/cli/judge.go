@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/policy"
-	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
 )
@@ -239,28 +237,18 @@ func recordRules(path string, data []byte) (*rules, error) {
 	return r, nil
 }
 
-// maxKeptFile bounds what is read of one file of a kept directory.
-const maxKeptFile = 256 << 20
-
-// readKept reads a file of a kept directory through no link; a missing
-// file is nil.
+// readKept reads a file of a kept directory through no link, within the
+// bounds of a shard's files; a missing file is nil.
 func readKept(path string) ([]byte, error) {
-	f, err := safefile.OpenRegular(path)
+	limit := int64(shard.MaxRawSize)
+	if strings.HasSuffix(path, ".json") {
+		limit = shard.MaxJSONSize
+	}
+	data, err := shard.ReadBounded(path, limit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxKeptFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if len(data) > maxKeptFile {
-		return nil, fmt.Errorf("%s: larger than %d MiB", path, maxKeptFile>>20)
-	}
-	return data, nil
+	return data, err
 }
 
 // failuresOf decodes a failures file (nil: none).

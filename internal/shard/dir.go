@@ -64,7 +64,7 @@ func ReadDir(dir string) (Dir, error) {
 	}
 	d.Manifest = m
 	for i, name := range []string{BaseFile, HeadFile} {
-		b, err := readRegular(filepath.Join(dir, name), MaxRawSize)
+		b, err := ReadBounded(filepath.Join(dir, name), MaxRawSize)
 		if err != nil {
 			if m.Complete || tooLarge(err) {
 				return d, fmt.Errorf("shard %s: %s: %w", m.Shard, name, errors.Unwrap(err))
@@ -74,7 +74,7 @@ func ReadDir(dir string) (Dir, error) {
 		d.Raw[i] = b
 	}
 	for i, name := range []string{ConfirmBaseFile, ConfirmHeadFile} {
-		b, err := readRegular(filepath.Join(dir, name), MaxRawSize)
+		b, err := ReadBounded(filepath.Join(dir, name), MaxRawSize)
 		switch {
 		case err == nil:
 			d.Confirm[i] = b
@@ -86,7 +86,7 @@ func ReadDir(dir string) (Dir, error) {
 		name string
 		to   *[]byte
 	}{{FailuresFile, &d.Failures}, {ExplainFile, &d.Explain}} {
-		b, err := readRegular(filepath.Join(dir, f.name), MaxJSONSize)
+		b, err := ReadBounded(filepath.Join(dir, f.name), MaxJSONSize)
 		switch {
 		case err == nil:
 			*f.to = b
@@ -97,9 +97,10 @@ func ReadDir(dir string) (Dir, error) {
 	return d, nil
 }
 
-// readRegular reads a file that is a regular file, not through a link, of
-// at most limit bytes.
-func readRegular(path string, limit int64) ([]byte, error) {
+// ReadBounded reads a file that is a regular file, not through a link, of
+// at most limit bytes; a larger one is a *fs.PathError of a
+// *TooLargeError.
+func ReadBounded(path string, limit int64) ([]byte, error) {
 	f, err := safefile.OpenRegular(path)
 	if err != nil {
 		return nil, err

@@ -91,7 +91,7 @@ func (m Manifest) Write(dir string) error {
 // file.
 func Read(dir string) (Manifest, error) {
 	name := filepath.Join(dir, FileName)
-	b, err := readRegular(name, MaxJSONSize)
+	b, err := ReadBounded(name, MaxJSONSize)
 	if err != nil {
 		return Manifest{}, fmt.Errorf("shard manifest: %w", err)
 	}
