@@ -157,12 +157,7 @@ func (a *app) action(ctx context.Context) int {
 	j := job{
 		base: rev{baseSHA, shortRef(target.Base)}, head: rev{headSHA, shortRef(target.Head)},
 		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
-		// The trailers of the commit the pull request proposes, not of
-		// GitHub's test merge commit.
-		acceptFrom: cmp.Or(target.HeadSHA, headSHA),
-	}
-	if act.AcceptLabel != "" && slices.Contains(target.Labels, act.AcceptLabel) {
-		j.acceptLabel = act.AcceptLabel
+		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
 	if target.BaseFromMergeParent {
 		j.base.Label = short(target.MergeCommit) + "^1"
@@ -220,6 +215,53 @@ func (a *app) actionMerge(ctx context.Context, gh *github.Actions, ws, jsonPath 
 	}
 	a.publish(ctx, gh, o, target, act, tr)
 	return o.code
+}
+
+// actionAcceptance decides what accepts regressions in the action, from
+// facts GitHub states, never from a name or a time the pull request's
+// author can type:
+//
+//   - Benchgate-Accept trailers only with accept-trailers: true, only on
+//     pull_request events, read from the pull request's head commit (not
+//     GitHub's test merge commit) and credited to the pull request's
+//     author; never on merge_group, whose commit may carry a pull
+//     request's description and whose diff holds the whole group;
+//   - the accept label only in the run of its own "labeled" event, credited
+//     to that event's sender and for the head commit of that payload. Any
+//     later run of the pull request (a push: "synchronize"; or an edit, a
+//     reopening, another label) finds the label older than its commit, or
+//     cannot tell, and gates with a note: the label accepts again when
+//     someone adds it again.
+func actionAcceptance(eventName string, target event.Target, label string, trailersOn bool, headSHA string) acceptance {
+	acc := acceptance{trailersOf: cmp.Or(target.HeadSHA, headSHA)}
+	switch {
+	case eventName == "merge_group":
+		acc.trailersOff = "trailers are never applied in a merge queue (the pull request's run decided; the queue's commit may hold a pull request's description, and the group holds other pull requests)"
+	case eventName != "pull_request":
+		acc.trailersOff = "trailers are applied only on pull_request events, from the pull request's head commit"
+	case !trailersOn:
+		acc.trailersOff = "input accept-trailers is false (the pull request's author writes them)"
+		if label != "" {
+			acc.trailersOff += "; a maintainer accepts with the label " + label
+		}
+	case target.Author == "":
+		acc.trailersOff = "the event names no pull request author to credit them to"
+	default:
+		acc.trailersBy = "@" + target.Author + ", the pull request's author"
+	}
+	if label == "" || eventName != "pull_request" {
+		return acc
+	}
+	switch {
+	case target.Action == "labeled" && target.LabelAdded == label && target.Sender != "":
+		acc.label, acc.labelBy, acc.labelAt = label, "@"+target.Sender, target.HeadSHA
+	case !slices.Contains(target.Labels, label):
+	case target.Action == "synchronize":
+		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the regressions were accepted by a label older than this commit (%s was on the pull request before %s was pushed); a maintainer accepts this commit's by adding the label again", label, short(target.HeadSHA)))
+	default:
+		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the label %s is on the pull request, but this run (%s) cannot tell whether it was added for commit %s; a maintainer accepts this commit's regressions by adding the label again", label, cmp.Or(target.Action, "an unknown action"), short(target.HeadSHA)))
+	}
+	return acc
 }
 
 func firstNonEmpty(ss ...string) string {

@@ -85,8 +85,8 @@ func (a *app) policyPath() (string, error) {
 }
 
 // runRules reads the policy file from base's and head's worktrees (base's
-// is in force; head's is compared with it), the Benchgate-Accept trailers
-// of the commit acceptFrom, --accept and, in the action, the accept
+// is in force; head's is compared with it), --accept and what j.accept
+// accepts: Benchgate-Accept trailers and, in the action, the accept
 // label. Errors are the user's input: exit status 2.
 func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.Worktree, j job) (*rules, error) {
 	r := &rules{}
@@ -119,36 +119,19 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 		return nil, err
 	}
 	r.accepts = accepts
-	if j.acceptFrom != "" {
-		author, msg, err := repo.Commit(ctx, j.acceptFrom)
-		if err != nil {
-			// Not the user's input: say so, and gate without trailers.
-			msg = ""
-			r.notes = append(r.notes, fmt.Sprintf("the message of commit %s could not be read, so its Benchgate-Accept trailers were not: %v", short(j.acceptFrom), oneLine(err)))
-		}
-		trailers, err := policy.ParseAcceptTrailers(msg)
-		switch {
-		case !a.cfg.AcceptTrailers:
-			if len(trailers) > 0 || err != nil {
-				r.notes = append(r.notes, fmt.Sprintf("the Benchgate-Accept trailers of commit %s were not applied: --accept-trailers=false (input accept-trailers)", short(j.acceptFrom)))
-			}
-		case err != nil:
-			return nil, fmt.Errorf("commit %s: %v", short(j.acceptFrom), err)
-		default:
-			for i := range trailers {
-				trailers[i].By = author
-				trailers[i].Trailer += " (commit " + short(j.acceptFrom) + ")"
-			}
-			r.accepts = append(r.accepts, trailers...)
-		}
+	trailers, err := trailerAccepts(ctx, repo, j.accept, &r.notes)
+	if err != nil {
+		return nil, err
 	}
-	if j.acceptLabel != "" {
-		acc, err := policy.NewAccept(".", "", "label "+j.acceptLabel)
+	r.accepts = append(r.accepts, trailers...)
+	if acc := j.accept; acc.label != "" {
+		a, err := policy.NewAccept(".", acc.labelBy, fmt.Sprintf("label %s, added at %s", acc.label, short(acc.labelAt)))
 		if err != nil {
 			return nil, err
 		}
-		r.accepts = append(r.accepts, acc)
+		r.accepts = append(r.accepts, a)
 	}
+	r.notes = append(r.notes, j.accept.notes...)
 	return r, nil
 }
 
@@ -182,6 +165,51 @@ func (a *app) fileRules() (*rules, error) {
 	}
 	r.accepts = accepts
 	return r, nil
+}
+
+// trailerAccepts reads the Benchgate-Accept trailers of acc.trailersOf and
+// credits them to acc.trailersBy, never to the commit's author field: that
+// is free text. Unapplied trailers and an unreadable message become notes.
+func trailerAccepts(ctx context.Context, repo *gitrev.Repo, acc acceptance, notes *[]string) ([]policy.Accept, error) {
+	if acc.trailersOf == "" {
+		return nil, nil
+	}
+	sha := short(acc.trailersOf)
+	_, msg, err := repo.Commit(ctx, acc.trailersOf)
+	if err != nil {
+		// Not the user's input: say so, and gate without trailers.
+		*notes = append(*notes, fmt.Sprintf("the message of commit %s could not be read, so its Benchgate-Accept trailers were not: %v", sha, oneLine(err)))
+		return nil, nil
+	}
+	trailers, err := policy.ParseAcceptTrailers(msg)
+	switch {
+	case acc.trailersOff != "":
+		if len(trailers) > 0 || err != nil {
+			*notes = append(*notes, fmt.Sprintf("the Benchgate-Accept trailers of commit %s were not applied: %s", sha, acc.trailersOff))
+		}
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("commit %s: %v", sha, err)
+	}
+	how := "commit " + sha + ", author unverified"
+	if acc.trailersBy != "" {
+		how = "commit " + sha
+	}
+	for i := range trailers {
+		trailers[i].By = acc.trailersBy
+		trailers[i].Trailer += " (" + how + ")"
+	}
+	return trailers, nil
+}
+
+// localAcceptance is what run accepts besides --accept: with
+// --accept-trailers, the trailers of head, whose author nobody verified.
+func localAcceptance(on bool, head string) acceptance {
+	acc := acceptance{trailersOf: head}
+	if !on {
+		acc.trailersOff = "--accept-trailers is off (the commit's author writes them, and its author field is unverified); pass --accept-trailers to apply them"
+	}
+	return acc
 }
 
 func (a *app) flagAccepts() ([]policy.Accept, error) {

@@ -75,7 +75,7 @@ var Inputs = []Input{
 	{"pr-number", ""},
 	{"policy", ""},
 	{"accept-label", ""},
-	{"accept-trailers", "true"},
+	{"accept-trailers", "false"},
 }
 
 // policySettable are the inputs (and flags) that the policy file's top
