@@ -48,7 +48,7 @@ func TestActionAcceptance(t *testing.T) {
 		{name: "a push after the label gates", event: "pull_request", target: pr("synchronize", "benchgate-accept"),
 			off: "input accept-trailers is false", note: "accepted by a label older than this commit"},
 		{name: "another label's event cannot tell", event: "pull_request", target: otherLabel,
-			off: "input accept-trailers is false", note: "cannot tell whether it was added for commit "+short(headSHA1)},
+			off: "input accept-trailers is false", note: "cannot tell whether it was added for commit " + short(headSHA1)},
 		{name: "reopened cannot tell", event: "pull_request", target: pr("reopened", "benchgate-accept"),
 			off: "input accept-trailers is false", note: "this run (reopened) cannot tell"},
 		{name: "no label, no note", event: "pull_request", target: pr("opened", "docs"),
