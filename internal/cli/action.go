@@ -162,6 +162,12 @@ func (a *app) action(ctx context.Context) int {
 	if target.BaseFromMergeParent {
 		j.base.Label = short(target.MergeCommit) + "^1"
 	}
+	if at, err := stackedPolicy(ctx, repo, target, baseSHA); err != nil {
+		return fail(ExitTool, "%v", oneLine(err))
+	} else if at.SHA != "" {
+		j.policyAt = at
+		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", short(at.SHA), at.Label)
+	}
 	shardDir := ""
 	if !cfg.Shard.IsZero() {
 		// The shard's raw results, for an artifact and the merge job.
@@ -262,6 +268,30 @@ func actionAcceptance(eventName string, target event.Target, label string, trail
 		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the label %s is on the pull request, but this run (%s) cannot tell whether it was added for commit %s; a maintainer accepts this commit's regressions by adding the label again", label, cmp.Or(target.Action, "an unknown action"), short(target.HeadSHA)))
 	}
 	return acc
+}
+
+// stackedPolicy returns, for a stacked pull request (its base branch is
+// not the repository's default branch, but another pull request's), the
+// commit to read the policy file from: the merge base of base and the
+// default branch, which only maintainers wrote (fetched in a shallow
+// clone). The base branch's author could otherwise loosen the policy of
+// every pull request stacked on it. It is the zero rev for any other run.
+func stackedPolicy(ctx context.Context, repo *gitrev.Repo, target event.Target, baseSHA string) (rev, error) {
+	if target.PRNumber == 0 || target.BaseRef == "" || target.DefaultBranch == "" || target.BaseRef == target.DefaultBranch {
+		return rev{}, nil
+	}
+	def, err := repo.Resolve(ctx, "origin/"+target.DefaultBranch)
+	if err != nil {
+		return rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the default branch, whose merge base with %s holds the policy file: %v",
+			target.BaseRef, target.DefaultBranch, target.BaseRef, err)
+	}
+	mb, err := repo.MergeBase(ctx, baseSHA, def)
+	if err != nil {
+		return rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the policy file is read from their merge base: %v",
+			target.BaseRef, target.DefaultBranch, err)
+	}
+	return rev{SHA: mb, Label: fmt.Sprintf("the merge base of %s and %s (a stacked pull request: %s is not the default branch)",
+		target.BaseRef, target.DefaultBranch, target.BaseRef)}, nil
 }
 
 func firstNonEmpty(ss ...string) string {

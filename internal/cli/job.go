@@ -23,6 +23,10 @@ type job struct {
 	dest       dest
 	// accept says which acceptances apply besides --accept.
 	accept acceptance
+	// policyAt, when set, is the commit the policy file is read from
+	// instead of base, and its label why ("the merge base of feature-1
+	// and main (a stacked pull request: ...)").
+	policyAt rev
 	// rules is the per-benchmark policy, read once the worktrees exist.
 	rules *rules
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -75,6 +76,24 @@ func readPolicy(root, rel, name string) (*policy.Policy, []byte, error) {
 	return p, data, err
 }
 
+// readCommitPolicy parses the policy file at file (slash-separated, from
+// the repository's top level) in commit sha, named name in errors, as
+// readPolicy does a worktree's: a missing file is (nil, nil), a link is
+// refused and not read.
+func readCommitPolicy(ctx context.Context, repo *gitrev.Repo, sha, file, name string) (*policy.Policy, []byte, error) {
+	data, err := repo.ReadFile(ctx, sha, file, maxPolicySize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, nil
+	case errors.Is(err, gitrev.ErrNotRegular):
+		return nil, nil, fmt.Errorf("%s: not a regular file (a symbolic link, a directory or a submodule): not read", name)
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s: %v", name, oneLine(err))
+	}
+	p, err := policy.Parse(name, data)
+	return p, data, err
+}
+
 // policyPath checks --policy: a path inside the module's directory.
 func (a *app) policyPath() (string, error) {
 	p := a.cfg.Policy
@@ -96,15 +115,33 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 			return nil, err
 		}
 		name := filepath.ToSlash(rel)
-		base, baseData, err := readPolicy(trees[0].Path(), filepath.Join(subdir(trees[0]), rel), name)
-		if err != nil {
-			return nil, fmt.Errorf("policy file of the base commit %s:\n%v", short(j.base.SHA), err)
-		}
-		if base == nil && a.cfg.Given["policy"] {
-			return nil, fmt.Errorf("--policy %s: no such file in the base commit %s", a.cfg.Policy, short(j.base.SHA))
+		var base *policy.Policy
+		var baseData []byte
+		if at := j.policyAt; at.SHA != "" {
+			// A stacked pull request: its base branch is another pull
+			// request's, whose author could loosen the policy there.
+			base, baseData, err = readCommitPolicy(ctx, repo, at.SHA, path.Join(filepath.ToSlash(repo.Subdir()), name), name)
+			if err != nil {
+				return nil, fmt.Errorf("policy file of commit %s, %s:\n%v", short(at.SHA), at.Label, err)
+			}
+			if base == nil && a.cfg.Given["policy"] {
+				return nil, fmt.Errorf("--policy %s: no such file in commit %s, %s", a.cfg.Policy, short(at.SHA), at.Label)
+			}
+			r.source = fmt.Sprintf("%s of %s, %s", name, short(at.SHA), at.Label)
+			if base == nil {
+				r.notes = append(r.notes, fmt.Sprintf("no policy file: %s has no %s (%s)", short(at.SHA), name, at.Label))
+			}
+		} else {
+			base, baseData, err = readPolicy(trees[0].Path(), filepath.Join(subdir(trees[0]), rel), name)
+			if err != nil {
+				return nil, fmt.Errorf("policy file of the base commit %s:\n%v", short(j.base.SHA), err)
+			}
+			if base == nil && a.cfg.Given["policy"] {
+				return nil, fmt.Errorf("--policy %s: no such file in the base commit %s", a.cfg.Policy, short(j.base.SHA))
+			}
+			r.source = fmt.Sprintf("%s of the base commit %s", name, short(j.base.SHA))
 		}
 		r.file = base
-		r.source = fmt.Sprintf("%s of the base commit %s", name, short(j.base.SHA))
 		head, headData, err := readPolicy(trees[1].Path(), filepath.Join(subdir(trees[1]), rel), name)
 		r.changed = !bytes.Equal(baseData, headData)
 		switch {
