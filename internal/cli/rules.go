@@ -213,6 +213,10 @@ func trailerAccepts(ctx context.Context, repo *gitrev.Repo, acc acceptance, note
 	}
 	sha := short(acc.trailersOf)
 	_, msg, err := repo.Commit(ctx, acc.trailersOf)
+	if err != nil && acc.trailersOff != "" {
+		// Read only for a note: none.
+		return nil, nil
+	}
 	if err != nil {
 		// Not the user's input: say so, and gate without trailers.
 		*notes = append(*notes, fmt.Sprintf("the message of commit %s could not be read, so its Benchgate-Accept trailers were not: %v", sha, oneLine(err)))
