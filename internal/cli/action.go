@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/event"
@@ -159,6 +160,9 @@ func (a *app) action(ctx context.Context) int {
 		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
 		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
+	if len(j.accept.notes) > 0 {
+		a.labelHistory(ctx, target, act, &j.accept)
+	}
 	if target.BaseFromMergeParent {
 		j.base.Label = short(target.MergeCommit) + "^1"
 	}
@@ -292,6 +296,29 @@ func stackedPolicy(ctx context.Context, repo *gitrev.Repo, target event.Target, 
 	}
 	return rev{SHA: mb, Label: fmt.Sprintf("the merge base of %s and %s (a stacked pull request: %s is not the default branch)",
 		target.BaseRef, target.DefaultBranch, target.BaseRef)}, nil
+}
+
+// labelHistory adds to the note about an accept label that accepts
+// nothing who added it and when, from the pull request's timeline. It
+// helps the reader find the maintainer; it decides nothing, and without a
+// token or an answer the note stays as it is.
+func (a *app) labelHistory(ctx context.Context, target event.Target, act *config.Action, acc *acceptance) {
+	getenv := a.env.Getenv
+	token := strings.TrimSpace(getenv(config.InputEnv("token")))
+	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
+	if token == "" || !ok || target.PRNumber == 0 {
+		return
+	}
+	c, err := github.NewCommenter(github.Options{APIURL: getenv("GITHUB_API_URL"), Token: token})
+	if err == nil {
+		var ev github.LabelEvent
+		if ev, ok, err = c.LastLabeled(ctx, owner, repo, target.PRNumber, act.AcceptLabel); err == nil && ok {
+			acc.notes[len(acc.notes)-1] += fmt.Sprintf(" (the timeline: @%s added it at %s)", ev.Actor, ev.At.UTC().Format(time.RFC3339))
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(a.env.Stderr, "benchgate: who added the label %s could not be read: %v\n", act.AcceptLabel, oneLine(err))
+	}
 }
 
 func firstNonEmpty(ss ...string) string {
