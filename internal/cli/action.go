@@ -393,11 +393,16 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 		if r.Delta != nil && !math.IsInf(*r.Delta, 0) {
 			sev = math.Abs(*r.Delta)
 		}
+		level, what := github.Error, "regressed"
+		if r.Accepted != nil {
+			// Reported, not gated: no error on a passing check.
+			level, what = github.Notice, "regressed (accepted on purpose)"
+		}
 		anns = append(anns, github.Annotation{
-			Level: github.Error, File: file, Line: line, Severity: sev,
+			Level: level, File: file, Line: line, Severity: sev,
 			// Names and units are the change's text: invisible characters
 			// are shown, as in the reports.
-			Title:   fmt.Sprintf("benchgate: %s %s regressed", report.Visible(r.Name), report.Visible(r.Unit)),
+			Title:   fmt.Sprintf("benchgate: %s %s %s", report.Visible(r.Name), report.Visible(r.Unit), what),
 			Message: report.Visible(fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, report.ReasonText(r))),
 		})
 	}
