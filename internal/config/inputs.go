@@ -26,7 +26,7 @@ type Action struct {
 	Mode                  string // gate, calibrate or merge
 	PRNumber              int    // comment on this pull request (a workflow_run job); 0: from the event
 	// AcceptLabel is a pull request label that accepts every regression
-	// on purpose ("" for none): reported, not gated.
+	// of the commit it was added for ("" for none): reported, not gated.
 	AcceptLabel string
 }
 
