@@ -263,9 +263,9 @@ func actionAcceptance(eventName string, target event.Target, label string, trail
 		return acc
 	}
 	switch {
-	case target.Action == "labeled" && target.LabelAdded == label && target.Sender != "":
+	case target.Action == "labeled" && strings.EqualFold(target.LabelAdded, label) && target.Sender != "":
 		acc.label, acc.labelBy, acc.labelAt = label, "@"+target.Sender, target.HeadSHA
-	case !slices.Contains(target.Labels, label):
+	case !slices.ContainsFunc(target.Labels, func(l string) bool { return strings.EqualFold(l, label) }):
 	case target.Action == "synchronize":
 		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the regressions were accepted by a label older than this commit (%s was on the pull request before %s was pushed); a maintainer accepts this commit's by adding the label again", label, short(target.HeadSHA)))
 	default:
