@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,5 +72,32 @@ func TestStackedPolicy(t *testing.T) {
 	_, err = stackedPolicy(ctx, repo, event.Target{PRNumber: 2, BaseRef: "feature-1", DefaultBranch: "trunk"}, feature)
 	if err == nil || !strings.Contains(err.Error(), "stacked pull request (base feature-1 is not the default branch trunk)") {
 		t.Errorf("missing default branch: %v", err)
+	}
+}
+
+// TestReadCommitPolicyNoLinks: a policy file that is a link in the commit
+// is refused and its target never quoted; a missing file is no policy.
+func TestReadCommitPolicyNoLinks(t *testing.T) {
+	env := testenv.Env(t)
+	dir := testenv.TempDir(t)
+	testenv.Git(t, env, dir, "init", "-q", "-b", "main")
+	testenv.WriteFiles(t, dir, map[string]string{"secret.yml": "password: hunter2\n"})
+	if err := os.Symlink("secret.yml", filepath.Join(dir, ".benchgate.yml")); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, env, dir, "add", "-A")
+	testenv.Git(t, env, dir, "commit", "-q", "-m", "a link")
+	ctx := context.Background()
+	repo, err := gitrev.Open(ctx, dir, gitrev.WithEnv(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := testenv.Git(t, env, dir, "rev-parse", "HEAD")
+	p, _, err := readCommitPolicy(ctx, repo, head, ".benchgate.yml", ".benchgate.yml")
+	if p != nil || err == nil || !strings.Contains(err.Error(), "not a regular file") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("link: %v, %v", p, err)
+	}
+	if p, _, err := readCommitPolicy(ctx, repo, head, "ci/.benchgate.yml", "ci/.benchgate.yml"); p != nil || err != nil {
+		t.Errorf("missing: %v, %v", p, err)
 	}
 }
