@@ -215,6 +215,16 @@ func TestScripts(t *testing.T) {
 					Owner: owner, Repo: repo, Number: n, HeadSHA: args[2], HeadRepo: args[3],
 				})
 			},
+			// fake-timeline EVENT ACTOR LABEL: the timeline of
+			// owner/repo#7 gains an event ("labeled", "unlabeled").
+			"fake-timeline": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 3 {
+					ts.Fatalf("usage: fake-timeline EVENT ACTOR LABEL")
+				}
+				ts.Value(fakeKey{}).(*githubtest.Server).AddTimelineEvent(githubtest.TimelineEvent{
+					Owner: "owner", Repo: "repo", Issue: 7, Event: args[0], Actor: args[1], Label: args[2],
+				})
+			},
 			// fake-readonly on|off: writes answer 403 as for a fork's token.
 			"fake-readonly": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Value(fakeKey{}).(*githubtest.Server).SetReadOnly(args[0] == "on")

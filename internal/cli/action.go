@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/event"
@@ -157,15 +158,19 @@ func (a *app) action(ctx context.Context) int {
 	j := job{
 		base: rev{baseSHA, shortRef(target.Base)}, head: rev{headSHA, shortRef(target.Head)},
 		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
-		// The trailers of the commit the pull request proposes, not of
-		// GitHub's test merge commit.
-		acceptFrom: cmp.Or(target.HeadSHA, headSHA),
+		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
-	if act.AcceptLabel != "" && slices.Contains(target.Labels, act.AcceptLabel) {
-		j.acceptLabel = act.AcceptLabel
+	if len(j.accept.notes) > 0 {
+		a.labelHistory(ctx, target, act, &j.accept)
 	}
 	if target.BaseFromMergeParent {
 		j.base.Label = short(target.MergeCommit) + "^1"
+	}
+	if at, err := stackedPolicy(ctx, repo, target, baseSHA); err != nil {
+		return fail(ExitTool, "%v", oneLine(err))
+	} else if at.SHA != "" {
+		j.policyAt = at
+		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", short(at.SHA), at.Label)
 	}
 	shardDir := ""
 	if !cfg.Shard.IsZero() {
@@ -220,6 +225,100 @@ func (a *app) actionMerge(ctx context.Context, gh *github.Actions, ws, jsonPath 
 	}
 	a.publish(ctx, gh, o, target, act, tr)
 	return o.code
+}
+
+// actionAcceptance decides what accepts regressions in the action, from
+// facts GitHub states, never from a name or a time the pull request's
+// author can type:
+//
+//   - Benchgate-Accept trailers only with accept-trailers: true, only on
+//     pull_request events, read from the pull request's head commit (not
+//     GitHub's test merge commit) and credited to the pull request's
+//     author; never on merge_group, whose commit may carry a pull
+//     request's description and whose diff holds the whole group;
+//   - the accept label only in the run of its own "labeled" event, credited
+//     to that event's sender and for the head commit of that payload. Any
+//     later run of the pull request (a push: "synchronize"; or an edit, a
+//     reopening, another label) finds the label older than its commit, or
+//     cannot tell, and gates with a note: the label accepts again when
+//     someone adds it again.
+func actionAcceptance(eventName string, target event.Target, label string, trailersOn bool, headSHA string) acceptance {
+	acc := acceptance{trailersOf: cmp.Or(target.HeadSHA, headSHA)}
+	switch {
+	case eventName == "merge_group":
+		acc.trailersOff = "trailers are never applied in a merge queue (the pull request's run decided; the queue's commit may hold a pull request's description, and the group holds other pull requests)"
+	case eventName != "pull_request":
+		acc.trailersOff = "trailers are applied only on pull_request events, from the pull request's head commit"
+	case !trailersOn:
+		acc.trailersOff = "input accept-trailers is false (the pull request's author writes them)"
+		if label != "" {
+			acc.trailersOff += "; a maintainer accepts with the label " + label
+		}
+	case target.Author == "":
+		acc.trailersOff = "the event names no pull request author to credit them to"
+	default:
+		acc.trailersBy = "@" + target.Author + ", the pull request's author"
+	}
+	if label == "" || eventName != "pull_request" {
+		return acc
+	}
+	switch {
+	case target.Action == "labeled" && strings.EqualFold(target.LabelAdded, label) && target.Sender != "":
+		acc.label, acc.labelBy, acc.labelAt = label, "@"+target.Sender, target.HeadSHA
+	case !slices.ContainsFunc(target.Labels, func(l string) bool { return strings.EqualFold(l, label) }):
+	case target.Action == "synchronize":
+		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the regressions were accepted by a label older than this commit (%s was on the pull request before %s was pushed); a maintainer accepts this commit's by adding the label again", label, short(target.HeadSHA)))
+	default:
+		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the label %s is on the pull request, but this run (%s) cannot tell whether it was added for commit %s; a maintainer accepts this commit's regressions by adding the label again", label, cmp.Or(target.Action, "an unknown action"), short(target.HeadSHA)))
+	}
+	return acc
+}
+
+// stackedPolicy returns, for a stacked pull request (its base branch is
+// not the repository's default branch, but another pull request's), the
+// commit to read the policy file from: the merge base of base and the
+// default branch, which only maintainers wrote (fetched in a shallow
+// clone). The base branch's author could otherwise loosen the policy of
+// every pull request stacked on it. It is the zero rev for any other run.
+func stackedPolicy(ctx context.Context, repo *gitrev.Repo, target event.Target, baseSHA string) (rev, error) {
+	if target.PRNumber == 0 || target.BaseRef == "" || target.DefaultBranch == "" || target.BaseRef == target.DefaultBranch {
+		return rev{}, nil
+	}
+	def, err := repo.Resolve(ctx, "origin/"+target.DefaultBranch)
+	if err != nil {
+		return rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the default branch, whose merge base with %s holds the policy file: %v",
+			target.BaseRef, target.DefaultBranch, target.BaseRef, err)
+	}
+	mb, err := repo.MergeBase(ctx, baseSHA, def)
+	if err != nil {
+		return rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the policy file is read from their merge base: %v",
+			target.BaseRef, target.DefaultBranch, err)
+	}
+	return rev{SHA: mb, Label: fmt.Sprintf("the merge base of %s and %s (a stacked pull request: %s is not the default branch)",
+		target.BaseRef, target.DefaultBranch, target.BaseRef)}, nil
+}
+
+// labelHistory adds to the note about an accept label that accepts
+// nothing who added it and when, from the pull request's timeline. It
+// helps the reader find the maintainer; it decides nothing, and without a
+// token or an answer the note stays as it is.
+func (a *app) labelHistory(ctx context.Context, target event.Target, act *config.Action, acc *acceptance) {
+	getenv := a.env.Getenv
+	token := strings.TrimSpace(getenv(config.InputEnv("token")))
+	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
+	if token == "" || !ok || target.PRNumber == 0 {
+		return
+	}
+	c, err := github.NewCommenter(github.Options{APIURL: getenv("GITHUB_API_URL"), Token: token})
+	if err == nil {
+		var ev github.LabelEvent
+		if ev, ok, err = c.LastLabeled(ctx, owner, repo, target.PRNumber, act.AcceptLabel); err == nil && ok {
+			acc.notes[len(acc.notes)-1] += fmt.Sprintf(" (the timeline: @%s added it at %s)", ev.Actor, ev.At.UTC().Format(time.RFC3339))
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(a.env.Stderr, "benchgate: who added the label %s could not be read: %v\n", act.AcceptLabel, oneLine(err))
+	}
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -294,11 +393,16 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 		if r.Delta != nil && !math.IsInf(*r.Delta, 0) {
 			sev = math.Abs(*r.Delta)
 		}
+		level, what := github.Error, "regressed"
+		if r.Accepted != nil {
+			// Reported, not gated: no error on a passing check.
+			level, what = github.Notice, "regressed (accepted on purpose)"
+		}
 		anns = append(anns, github.Annotation{
-			Level: github.Error, File: file, Line: line, Severity: sev,
+			Level: level, File: file, Line: line, Severity: sev,
 			// Names and units are the change's text: invisible characters
 			// are shown, as in the reports.
-			Title:   fmt.Sprintf("benchgate: %s %s regressed", report.Visible(r.Name), report.Visible(r.Unit)),
+			Title:   fmt.Sprintf("benchgate: %s %s %s", report.Visible(r.Name), report.Visible(r.Unit), what),
 			Message: report.Visible(fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, report.ReasonText(r))),
 		})
 	}

@@ -341,8 +341,8 @@ func (a *app) run(ctx context.Context, dir string) outcome {
 	return a.measure(ctx, repo, job{
 		base: rev{baseSHA, a.cfg.Base}, head: rev{headSHA, a.cfg.Head},
 		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm,
-		dest:       dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
-		acceptFrom: headSHA,
+		dest:   dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
+		accept: localAcceptance(a.cfg.AcceptTrailers, headSHA),
 	})
 }
 

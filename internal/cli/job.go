@@ -21,12 +21,35 @@ type job struct {
 	confirm    bool   // re-run flagged time regressions
 	prHead     string // the pull request's head commit, recorded in a shard manifest
 	dest       dest
-	// acceptFrom is the commit whose Benchgate-Accept trailers accept
-	// regressions (the pull request's head, not a test merge commit);
-	// acceptLabel the accept label when the pull request carries it.
-	acceptFrom, acceptLabel string
+	// accept says which acceptances apply besides --accept.
+	accept acceptance
+	// policyAt, when set, is the commit the policy file is read from
+	// instead of base, and its label why ("the merge base of feature-1
+	// and main (a stacked pull request: ...)").
+	policyAt rev
 	// rules is the per-benchmark policy, read once the worktrees exist.
 	rules *rules
+}
+
+// acceptance says which Benchgate-Accept trailers and which label accept
+// regressions, and who is credited: never a git author field, which
+// whoever writes the commit types.
+type acceptance struct {
+	// trailersOf is the commit whose trailers are read (the pull
+	// request's head, not a test merge commit); "" for none.
+	trailersOf string
+	// trailersOff, when set, says why the trailers are not applied: they
+	// are read only for a note that says so.
+	trailersOff string
+	// trailersBy is who a trailer is credited to ("@login, the pull
+	// request's author"); "" for "author unverified" (a local run).
+	trailersBy string
+	// label is the accept label when it accepts this run's head commit,
+	// labelBy who added it ("@login") and labelAt the commit it was
+	// added for.
+	label, labelBy, labelAt string
+	// notes say why a label on the pull request accepts nothing.
+	notes []string
 }
 
 // dest says where a judgement's reports go besides standard output.

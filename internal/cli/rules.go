@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -78,6 +79,24 @@ func readPolicy(root, rel, name string) (*policy.Policy, []byte, error) {
 	return p, data, err
 }
 
+// readCommitPolicy parses the policy file at file (slash-separated, from
+// the repository's top level) in commit sha, named name in errors, as
+// readPolicy does a worktree's: a missing file is (nil, nil), a link is
+// refused and not read.
+func readCommitPolicy(ctx context.Context, repo *gitrev.Repo, sha, file, name string) (*policy.Policy, []byte, error) {
+	data, err := repo.ReadFile(ctx, sha, file, maxPolicySize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, nil
+	case errors.Is(err, gitrev.ErrNotRegular):
+		return nil, nil, fmt.Errorf("%s: not a regular file (a symbolic link, a directory or a submodule): not read", name)
+	case err != nil:
+		return nil, nil, fmt.Errorf("%s: %v", name, oneLine(err))
+	}
+	p, err := policy.Parse(name, data)
+	return p, data, err
+}
+
 // policyPath checks --policy: a path inside the module's directory.
 func (a *app) policyPath() (string, error) {
 	p := a.cfg.Policy
@@ -88,8 +107,8 @@ func (a *app) policyPath() (string, error) {
 }
 
 // runRules reads the policy file from base's and head's worktrees (base's
-// is in force; head's is compared with it), the Benchgate-Accept trailers
-// of the commit acceptFrom, --accept and, in the action, the accept
+// is in force; head's is compared with it), --accept and what j.accept
+// accepts: Benchgate-Accept trailers and, in the action, the accept
 // label. Errors are the user's input: exit status 2.
 func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.Worktree, j job) (*rules, error) {
 	r := &rules{}
@@ -99,15 +118,33 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 			return nil, err
 		}
 		name := filepath.ToSlash(rel)
-		base, baseData, err := readPolicy(trees[0].Path(), filepath.Join(subdir(trees[0]), rel), name)
-		if err != nil {
-			return nil, fmt.Errorf("policy file of the base commit %s:\n%v", short(j.base.SHA), err)
-		}
-		if base == nil && a.cfg.Given["policy"] {
-			return nil, fmt.Errorf("--policy %s: no such file in the base commit %s", a.cfg.Policy, short(j.base.SHA))
+		var base *policy.Policy
+		var baseData []byte
+		if at := j.policyAt; at.SHA != "" {
+			// A stacked pull request: its base branch is another pull
+			// request's, whose author could loosen the policy there.
+			base, baseData, err = readCommitPolicy(ctx, repo, at.SHA, path.Join(filepath.ToSlash(repo.Subdir()), name), name)
+			if err != nil {
+				return nil, fmt.Errorf("policy file of commit %s, %s:\n%v", short(at.SHA), at.Label, err)
+			}
+			if base == nil && a.cfg.Given["policy"] {
+				return nil, fmt.Errorf("--policy %s: no such file in commit %s, %s", a.cfg.Policy, short(at.SHA), at.Label)
+			}
+			r.source = fmt.Sprintf("%s of %s, %s", name, short(at.SHA), at.Label)
+			if base == nil {
+				r.notes = append(r.notes, fmt.Sprintf("no policy file: %s has no %s (%s)", short(at.SHA), name, at.Label))
+			}
+		} else {
+			base, baseData, err = readPolicy(trees[0].Path(), filepath.Join(subdir(trees[0]), rel), name)
+			if err != nil {
+				return nil, fmt.Errorf("policy file of the base commit %s:\n%v", short(j.base.SHA), err)
+			}
+			if base == nil && a.cfg.Given["policy"] {
+				return nil, fmt.Errorf("--policy %s: no such file in the base commit %s", a.cfg.Policy, short(j.base.SHA))
+			}
+			r.source = fmt.Sprintf("%s of the base commit %s", name, short(j.base.SHA))
 		}
 		r.file, r.fileData = base, baseData
-		r.source = fmt.Sprintf("%s of the base commit %s", name, short(j.base.SHA))
 		head, headData, err := readPolicy(trees[1].Path(), filepath.Join(subdir(trees[1]), rel), name)
 		r.changed = !bytes.Equal(baseData, headData)
 		switch {
@@ -122,36 +159,19 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 		return nil, err
 	}
 	r.accepts = accepts
-	if j.acceptFrom != "" {
-		author, msg, err := repo.Commit(ctx, j.acceptFrom)
-		if err != nil {
-			// Not the user's input: say so, and gate without trailers.
-			msg = ""
-			r.notes = append(r.notes, fmt.Sprintf("the message of commit %s could not be read, so its Benchgate-Accept trailers were not: %v", short(j.acceptFrom), oneLine(err)))
-		}
-		trailers, err := policy.ParseAcceptTrailers(msg)
-		switch {
-		case !a.cfg.AcceptTrailers:
-			if len(trailers) > 0 || err != nil {
-				r.notes = append(r.notes, fmt.Sprintf("the Benchgate-Accept trailers of commit %s were not applied: --accept-trailers=false (input accept-trailers)", short(j.acceptFrom)))
-			}
-		case err != nil:
-			return nil, fmt.Errorf("commit %s: %v", short(j.acceptFrom), err)
-		default:
-			for i := range trailers {
-				trailers[i].By = author
-				trailers[i].Trailer += " (commit " + short(j.acceptFrom) + ")"
-			}
-			r.accepts = append(r.accepts, trailers...)
-		}
+	trailers, err := trailerAccepts(ctx, repo, j.accept, &r.notes)
+	if err != nil {
+		return nil, err
 	}
-	if j.acceptLabel != "" {
-		acc, err := policy.NewAccept(".", "", "label "+j.acceptLabel)
+	r.accepts = append(r.accepts, trailers...)
+	if acc := j.accept; acc.label != "" {
+		a, err := policy.NewAccept(".", acc.labelBy, fmt.Sprintf("label %s, added at %s", acc.label, short(acc.labelAt)))
 		if err != nil {
 			return nil, err
 		}
-		r.accepts = append(r.accepts, acc)
+		r.accepts = append(r.accepts, a)
 	}
+	r.notes = append(r.notes, j.accept.notes...)
 	return r, nil
 }
 
@@ -185,6 +205,55 @@ func (a *app) fileRules() (*rules, error) {
 	}
 	r.accepts = accepts
 	return r, nil
+}
+
+// trailerAccepts reads the Benchgate-Accept trailers of acc.trailersOf and
+// credits them to acc.trailersBy, never to the commit's author field: that
+// is free text. Unapplied trailers and an unreadable message become notes.
+func trailerAccepts(ctx context.Context, repo *gitrev.Repo, acc acceptance, notes *[]string) ([]policy.Accept, error) {
+	if acc.trailersOf == "" {
+		return nil, nil
+	}
+	sha := short(acc.trailersOf)
+	_, msg, err := repo.Commit(ctx, acc.trailersOf)
+	if err != nil && acc.trailersOff != "" {
+		// Read only for a note: none.
+		return nil, nil
+	}
+	if err != nil {
+		// Not the user's input: say so, and gate without trailers.
+		*notes = append(*notes, fmt.Sprintf("the message of commit %s could not be read, so its Benchgate-Accept trailers were not: %v", sha, oneLine(err)))
+		return nil, nil
+	}
+	trailers, err := policy.ParseAcceptTrailers(msg)
+	switch {
+	case acc.trailersOff != "":
+		if len(trailers) > 0 || err != nil {
+			*notes = append(*notes, fmt.Sprintf("the Benchgate-Accept trailers of commit %s were not applied: %s", sha, acc.trailersOff))
+		}
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("commit %s: %v", sha, err)
+	}
+	how := "commit " + sha + ", author unverified"
+	if acc.trailersBy != "" {
+		how = "commit " + sha
+	}
+	for i := range trailers {
+		trailers[i].By = acc.trailersBy
+		trailers[i].Trailer += " (" + how + ")"
+	}
+	return trailers, nil
+}
+
+// localAcceptance is what run accepts besides --accept: with
+// --accept-trailers, the trailers of head, whose author nobody verified.
+func localAcceptance(on bool, head string) acceptance {
+	acc := acceptance{trailersOf: head}
+	if !on {
+		acc.trailersOff = "--accept-trailers is off (the commit's author writes them, and its author field is unverified); pass --accept-trailers to apply them"
+	}
+	return acc
 }
 
 func (a *app) flagAccepts() ([]policy.Accept, error) {

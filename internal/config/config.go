@@ -84,8 +84,9 @@ type Config struct {
 	Policy  string
 	Accepts []string
 	// AcceptTrailers lets Benchgate-Accept trailers in head's commit
-	// message accept regressions (false: only --accept and the action's
-	// accept-label do, which the pull request's author cannot set).
+	// message accept regressions. It is off unless asked for: the
+	// commit's author writes the trailer (by default only --accept and
+	// the action's accept-label accept, which that author cannot set).
 	AcceptTrailers bool
 	// Measure lists the lanes measured: "time" (time/op and allocations
 	// in interleaved rounds), "instructions" (instructions/op under
@@ -203,26 +204,25 @@ func measure(s string, dst *[]string) error {
 // Defaults returns the configuration with every default applied.
 func Defaults() Config {
 	return Config{
-		Head:           "HEAD",
-		Packages:       []string{"./..."},
-		Bench:          ".",
-		Count:          10,
-		Benchtime:      "100ms",
-		Runs:           5,
-		Estimator:      stats.Median,
-		Timeout:        10 * time.Minute,
-		Threshold:      0.05,
-		Alpha:          0.01,
-		Correction:     gate.Holm,
-		Test:           gate.TestAuto,
-		Format:         FormatText,
-		Confirm:        true,
-		Explain:        true,
-		AcceptTrailers: true,
-		Rev:            "HEAD",
-		FailOn:         []FailKind{FailTime, FailAllocs, FailBytes, FailFailure},
-		Measure:        []string{LaneTime},
-		Policy:         ".benchgate.yml",
+		Head:       "HEAD",
+		Packages:   []string{"./..."},
+		Bench:      ".",
+		Count:      10,
+		Benchtime:  "100ms",
+		Runs:       5,
+		Estimator:  stats.Median,
+		Timeout:    10 * time.Minute,
+		Threshold:  0.05,
+		Alpha:      0.01,
+		Correction: gate.Holm,
+		Test:       gate.TestAuto,
+		Format:     FormatText,
+		Confirm:    true,
+		Explain:    true,
+		Rev:        "HEAD",
+		FailOn:     []FailKind{FailTime, FailAllocs, FailBytes, FailFailure},
+		Measure:    []string{LaneTime},
+		Policy:     ".benchgate.yml",
 
 		InstructionsThreshold: 0.01,
 	}

@@ -55,7 +55,7 @@ var Flags = []Flag{
 		c.Accepts = append(c.Accepts, s)
 		return nil
 	}},
-	{"accept-trailers", "", "let Benchgate-Accept trailers in head's commit message accept regressions (--accept-trailers=false: only --accept and the action's accept-label, which the pull request's author cannot set)", "true", "accept-trailers", boolSetter(func(c *Config, b bool) { c.AcceptTrailers = b })},
+	{"accept-trailers", "", "let Benchgate-Accept trailers in head's commit message accept regressions (off by default: the commit's author writes them and its author field is unverified; in the action only on pull_request events, credited to the pull request's author)", "false", "accept-trailers", boolSetter(func(c *Config, b bool) { c.AcceptTrailers = b })},
 	{"correction", "C", "suite-wide error control over all time/op tests: holm, bh or none", "holm", "correction", func(c *Config, s string) error { return correction(s, &c.Correction) }},
 	{"test", "T", "the time/op test: auto (the paired test when the rounds can reach alpha, else benchstat's U test on per-round values), paired or utest", "auto", "test", func(c *Config, s string) error { return timeTest(s, &c.Test) }},
 	{"confirm", "", "re-run the benchmarks flagged as time regressions to confirm them (--confirm=false fails without)", "true", "confirm", boolSetter(func(c *Config, b bool) { c.Confirm = b })},

@@ -26,7 +26,7 @@ type Action struct {
 	Mode                  string // gate, calibrate or merge
 	PRNumber              int    // comment on this pull request (a workflow_run job); 0: from the event
 	// AcceptLabel is a pull request label that accepts every regression
-	// on purpose ("" for none): reported, not gated.
+	// of the commit it was added for ("" for none): reported, not gated.
 	AcceptLabel string
 }
 
@@ -75,7 +75,7 @@ var Inputs = []Input{
 	{"pr-number", ""},
 	{"policy", ""},
 	{"accept-label", ""},
-	{"accept-trailers", "true"},
+	{"accept-trailers", "false"},
 }
 
 // policySettable are the inputs (and flags) that the policy file's top

@@ -202,4 +202,32 @@ func TestInputsGiven(t *testing.T) {
 	if err != nil || c.Policy != ".benchgate.yml" || c.Given["policy"] || c.Given["threshold"] {
 		t.Errorf("defaults: policy %q given %v, %v", c.Policy, c.Given, err)
 	}
+	// The pull request's author writes the trailers: they accept nothing
+	// unless the workflow opts in.
+	if c.AcceptTrailers {
+		t.Errorf("defaults: accept-trailers is on")
+	}
+	defaults[InputEnv("accept-trailers")] = "true"
+	if c, _, err = FromInputs(func(k string) string { return defaults[k] }); err != nil || !c.AcceptTrailers {
+		t.Errorf("accept-trailers: true: %v, %v", c.AcceptTrailers, err)
+	}
+}
+
+// TestAcceptTrailersFlag: the CLI applies trailers only when asked, as the
+// action does.
+func TestAcceptTrailersFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"run", "--base", "main"}, false},
+		{[]string{"run", "--base", "main", "--accept-trailers"}, true},
+		{[]string{"run", "--base", "main", "--accept-trailers=true"}, true},
+		{[]string{"run", "--base", "main", "--accept-trailers=false"}, false},
+	} {
+		got, err := Parse(c.args)
+		if err != nil || got.AcceptTrailers != c.want {
+			t.Errorf("%q: accept-trailers %v, %v; want %v", c.args, got.AcceptTrailers, err, c.want)
+		}
+	}
 }

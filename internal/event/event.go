@@ -63,6 +63,22 @@ type Target struct {
 	// Labels are the pull request's labels when the event fired
 	// (pull_request.labels[].name); nil for events without a pull request.
 	Labels []string
+	// Action is the pull_request event's activity type ("opened",
+	// "synchronize", "labeled", ...): the payload's action.
+	Action string
+	// LabelAdded is, for the action "labeled", the label that was added
+	// (label.name), and Sender who added it (sender.login): GitHub fills
+	// both, so they are facts, unlike anything the pull request's author
+	// writes. HeadSHA is then the commit the label was added for.
+	LabelAdded string
+	Sender     string
+	// Author is the pull request's author (pull_request.user.login).
+	Author string
+	// BaseRef is the branch the pull request merges into
+	// (pull_request.base.ref) and DefaultBranch the repository's default
+	// branch (repository.default_branch); they differ for a stacked pull
+	// request, whose base branch is another pull request's.
+	BaseRef, DefaultBranch string
 
 	// WorkflowRun is set for workflow_run events: the run that finished.
 	WorkflowRun *WorkflowRun
@@ -217,16 +233,29 @@ type branch struct {
 	Repo *repo  `json:"repo"` // null when the head repository was deleted
 }
 
+type user struct {
+	Login string `json:"login"`
+}
+
 type pullRequestEvent struct {
-	Number      int `json:"number"`
+	Number      int    `json:"number"`
+	Action      string `json:"action"`
 	PullRequest *struct {
 		Number int    `json:"number"`
 		Head   branch `json:"head"`
 		Base   branch `json:"base"`
+		User   *user  `json:"user"`
 		Labels []struct {
 			Name string `json:"name"`
 		} `json:"labels"`
 	} `json:"pull_request"`
+	Label *struct {
+		Name string `json:"name"`
+	} `json:"label"`
+	Sender     *user `json:"sender"`
+	Repository *struct {
+		DefaultBranch string `json:"default_branch"`
+	} `json:"repository"`
 }
 
 type pushEvent struct {
@@ -334,7 +363,18 @@ func checkPullRequest(in Input, ev *pullRequestEvent) (Target, error) {
 	for _, l := range ev.PullRequest.Labels {
 		labels = append(labels, l.Name)
 	}
-	return Target{PRNumber: n, HeadSHA: headSHA, Fork: isFork(ev.PullRequest.Head.Repo, ev.PullRequest.Base.Repo), Private: private, Labels: labels}, nil
+	t := Target{PRNumber: n, HeadSHA: headSHA, Fork: isFork(ev.PullRequest.Head.Repo, ev.PullRequest.Base.Repo), Private: private, Labels: labels,
+		Action: ev.Action, BaseRef: ev.PullRequest.Base.Ref}
+	if u := ev.PullRequest.User; u != nil {
+		t.Author = u.Login
+	}
+	if ev.Action == "labeled" && ev.Label != nil && ev.Sender != nil {
+		t.LabelAdded, t.Sender = ev.Label.Name, ev.Sender.Login
+	}
+	if ev.Repository != nil {
+		t.DefaultBranch = ev.Repository.DefaultBranch
+	}
+	return t, nil
 }
 
 // isFork reports whether the head branch lives in another repository than the

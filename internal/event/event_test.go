@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 const (
@@ -287,7 +288,9 @@ func TestParse(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			// Who did what is TestParseLabeled's.
+			people := cmpopts.IgnoreFields(Target{}, "Action", "LabelAdded", "Sender", "Author", "BaseRef", "DefaultBranch")
+			if diff := cmp.Diff(tt.want, got, people); diff != "" {
 				t.Errorf("Parse mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -553,5 +556,67 @@ func TestParseLabels(t *testing.T) {
 	}
 	if got, _ := Parse(Input{EventName: "pull_request", SHA: mergeSHA, Payload: data}); got.Labels != nil {
 		t.Errorf("no labels: Labels = %q", got.Labels)
+	}
+}
+
+// TestParseLabeled reads who added which label for which commit (the
+// accept-label input trusts only that), the pull request's author and, for
+// a stacked pull request, its base branch and the default branch.
+func TestParseLabeled(t *testing.T) {
+	data, err := os.ReadFile("testdata/pull_request.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(Input{EventName: "pull_request", SHA: mergeSHA, Payload: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [6]string{"synchronize", "mona", "", "", "main", "main"}
+	if g := [6]string{got.Action, got.Author, got.LabelAdded, got.Sender, got.BaseRef, got.DefaultBranch}; g != want {
+		t.Errorf("synchronize: got %+v, want %+v", g, want)
+	}
+
+	var ev map[string]any
+	if err := json.Unmarshal(data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	ev["action"] = "labeled"
+	ev["label"] = map[string]any{"id": 7, "name": "benchgate-accept", "color": "0e8a16"}
+	ev["sender"] = map[string]any{"login": "maintainer", "id": 99, "type": "User"}
+	pr := ev["pull_request"].(map[string]any)
+	pr["base"].(map[string]any)["ref"] = "feature-1"
+	payload, _ := json.Marshal(ev)
+	got, err = Parse(Input{EventName: "pull_request", SHA: mergeSHA, Payload: payload})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.LabelAdded != "benchgate-accept" || got.Sender != "maintainer" || got.Author != "mona" || got.HeadSHA != "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678" {
+		t.Errorf("labeled: label %q by %q, author %q, head %s", got.LabelAdded, got.Sender, got.Author, got.HeadSHA)
+	}
+	if got.BaseRef != "feature-1" || got.DefaultBranch != "main" {
+		t.Errorf("stacked: base ref %q, default branch %q", got.BaseRef, got.DefaultBranch)
+	}
+
+	// Another action's label field (unlabeled) is not an added label.
+	ev["action"] = "unlabeled"
+	payload, _ = json.Marshal(ev)
+	if got, err = Parse(Input{EventName: "pull_request", SHA: mergeSHA, Payload: payload}); err != nil || got.LabelAdded != "" || got.Sender != "" {
+		t.Errorf("unlabeled: label %q by %q, %v", got.LabelAdded, got.Sender, err)
+	}
+}
+
+// TestParseMergeGroupHasNoHeadSHA: a merge queue's run has no pull request
+// head commit, so no trailer is read there.
+func TestParseMergeGroupHasNoHeadSHA(t *testing.T) {
+	data, err := os.ReadFile("testdata/merge_group.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Parse(Input{EventName: "merge_group", Payload: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.HeadSHA != "" || got.PRNumber != 0 || got.Author != "" {
+		t.Errorf("merge_group: head sha %q, pr %d, author %q", got.HeadSHA, got.PRNumber, got.Author)
 	}
 }

@@ -28,10 +28,14 @@ type RuleRef struct {
 type Acceptance struct {
 	// Pattern is the accepting regexp as written.
 	Pattern string
-	// By is who accepted it (the head commit's author, or "" for a label).
+	// By is who accepted it, as GitHub names them ("@login" of whoever
+	// added the accept label, or of the pull request's author for a
+	// trailer in the action); "" when nobody verified who (--accept, a
+	// trailer in a local run). Never a git author field.
 	By string
-	// Via is the trailer line ("Benchgate-Accept: codec") or the label
-	// ("label benchgate-accept") that accepted it.
+	// Via is the trailer line and its commit ("Benchgate-Accept: codec
+	// (commit abc1234)"), the flag, or the label and the commit it was
+	// added for ("label benchgate-accept, added at abc1234").
 	Via string
 }
 

@@ -1,6 +1,7 @@
 // Package gitrev resolves revisions to commits, fetches the commits a
-// shallow clone lacks, and checks commits out into throwaway detached
-// worktrees outside the user's checkout, which it never touches.
+// shallow clone lacks (and the history a merge base needs), reads a file of
+// a commit without checking it out, and checks commits out into throwaway
+// detached worktrees outside the user's checkout, which it never touches.
 //
 //	repo, err := gitrev.Open(ctx, workdir, gitrev.WithEnv(env))
 //	defer repo.Cleanup(ctx)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -460,4 +462,93 @@ func (r *Repo) Commit(ctx context.Context, rev string) (author, message string, 
 	}
 	author, message, _ = strings.Cut(out, "\x00")
 	return author, message, nil
+}
+
+// MergeBase returns the best common ancestor of the commits a and b (full
+// SHAs, as Resolve returns them). In a shallow clone the history that
+// joins them may be missing: it is fetched, deeper each time, and at last
+// whole (--unshallow), until git finds the merge base. Two commits with no
+// common history give an error.
+func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
+	if !isFullSHA(a) || !isFullSHA(b) {
+		return "", fmt.Errorf("merge base of %q and %q: want full commit names", a, b)
+	}
+	for _, depth := range []string{"", "--depth=64", "--depth=1024", "--unshallow"} {
+		if depth != "" {
+			shallow, err := r.IsShallow(ctx)
+			if err != nil || !shallow {
+				break
+			}
+			r.logf("the merge base of %s and %s is not in this shallow clone; fetching more history (%s) from %s", short(a), short(b), depth, redact(r.remote))
+			if err := r.deepen(ctx, depth, a, b); err != nil {
+				return "", fmt.Errorf("merge base of %s and %s: %w", short(a), short(b), err)
+			}
+		}
+		out, err := r.git(ctx, "merge-base", a, b)
+		if err == nil {
+			return strings.TrimSpace(out), nil
+		}
+		if ctx.Err() != nil {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("merge base of %s and %s: the commits have no common history", short(a), short(b))
+}
+
+// deepen fetches the history of the commits shas to the given depth
+// option, changing no refs.
+func (r *Repo) deepen(ctx context.Context, depth string, shas ...string) error {
+	args := append([]string{"fetch", "--no-tags", "--no-recurse-submodules", "--no-auto-gc", "--no-write-fetch-head", depth, r.remote}, shas...)
+	r.opMu.Lock()
+	defer r.opMu.Unlock()
+	_, err := r.git(ctx, args...)
+	return err
+}
+
+// ErrNotRegular is wrapped by the error ReadFile returns for a path that
+// is a symbolic link, a directory or a submodule in the commit.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ReadFile returns the contents of the file at path (slash-separated,
+// relative to the top level) in the commit rev names, without checking it
+// out. A missing path gives an error matching fs.ErrNotExist, and so does a
+// path through a directory that is a symbolic link in the commit (git
+// follows no link); a symbolic link, a directory or a submodule is not
+// read (ErrNotRegular), nor a file larger than max bytes.
+func (r *Repo) ReadFile(ctx context.Context, rev, path string, max int64) ([]byte, error) {
+	sha, err := r.Resolve(ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.git(ctx, "ls-tree", "-z", "--full-tree", sha, "--", path)
+	if err != nil {
+		return nil, err
+	}
+	entry, _, _ := strings.Cut(out, "\x00")
+	meta, name, ok := strings.Cut(entry, "\t")
+	if !ok || name != path {
+		return nil, fmt.Errorf("%s in commit %s: %w", path, short(sha), fs.ErrNotExist)
+	}
+	f := strings.Fields(meta) // mode, type, object
+	if len(f) != 3 {
+		return nil, fmt.Errorf("%s in commit %s: unexpected git ls-tree output %q", path, short(sha), meta)
+	}
+	switch {
+	case f[0] == "120000":
+		return nil, fmt.Errorf("%s in commit %s: a symbolic link: %w", path, short(sha), ErrNotRegular)
+	case f[1] != "blob":
+		return nil, fmt.Errorf("%s in commit %s: a %s: %w", path, short(sha), f[1], ErrNotRegular)
+	}
+	size, err := r.git(ctx, "cat-file", "-s", f[2])
+	if err != nil {
+		return nil, err
+	}
+	if n, err := strconv.ParseInt(strings.TrimSpace(size), 10, 64); err != nil || n > max {
+		return nil, fmt.Errorf("%s in commit %s: larger than %d bytes", path, short(sha), max)
+	}
+	data, err := r.git(ctx, "cat-file", "blob", f[2])
+	if err != nil {
+		return nil, err
+	}
+	return []byte(data), nil
 }

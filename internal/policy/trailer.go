@@ -21,8 +21,11 @@ type Accept struct {
 	// Trailer is the trailer line as written (continuation lines unfolded),
 	// for the report.
 	Trailer string
-	// By says who accepted: ParseAcceptTrailers leaves it empty for the
-	// caller to fill with the commit's author ("Name <email>").
+	// By says who accepted, as GitHub names them ("@login"), or "" when
+	// nobody verified who. ParseAcceptTrailers leaves it empty: the
+	// commit's author field is whatever its writer typed, so the caller
+	// fills in who it knows wrote the message (the pull request's author),
+	// if anyone.
 	By string
 }
 

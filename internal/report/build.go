@@ -965,14 +965,17 @@ func chartIntro(c *Chart) Paragraph {
 	return Paragraph{Spans: []Span{txt(s + "regressions first, then improvements.")}}
 }
 
-// acceptedSpans says who accepted a regression and how: the trailer or
-// label is untrusted text.
+// acceptedSpans says who accepted a regression and how: "@login (label
+// NAME, added at abc1234)", or only how when nobody verified who (a
+// trailer in a local run, --accept). The trailer or label is untrusted
+// text.
 func acceptedSpans(a gate.Acceptance) []Span {
 	var l line
-	if a.By != "" {
-		l.add(prose(a.By)).text(" ")
+	if a.By == "" {
+		l.add(nameSpan(a.Via))
+		return l
 	}
-	l.text("(").add(nameSpan(a.Via)).text(")")
+	l.add(prose(a.By)).text(" (").add(nameSpan(a.Via)).text(")")
 	return l
 }
 

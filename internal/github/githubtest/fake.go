@@ -1,6 +1,6 @@
 // Package githubtest is an in-memory fake of the part of the GitHub REST API
-// benchgate uses: the comments of an issue or pull request, and reading a
-// pull request.
+// benchgate uses: the comments of an issue or pull request, reading a pull
+// request, and an issue's timeline of label events.
 //
 // It answers like GitHub does (JSON bodies, status codes, Link-header
 // pagination with rel="next" and rel="last", the messages GitHub sends for
@@ -20,6 +20,7 @@
 //	PATCH  /repos/{owner}/{repo}/issues/comments/{id}       {"body": "..."} -> 200
 //	DELETE /repos/{owner}/{repo}/issues/comments/{id}       -> 204
 //	GET    /repos/{owner}/{repo}/pulls/{number}             a pull request added with AddPullRequest, else 404
+//	GET    /repos/{owner}/{repo}/issues/{number}/timeline   ?page=&per_page= the events added with AddTimelineEvent, oldest first
 //
 // Comment authors have GitHub's user shape (login, id, type): the id of
 // github-actions[bot] is 41898282, as on github.com; other logins get a stable
@@ -171,6 +172,7 @@ type Fake struct {
 	nextID   int64
 	comments []*Comment
 	pulls    []PullRequest
+	timeline []TimelineEvent
 	requests []Request
 	faults   []*Fault
 	now      time.Time
@@ -248,6 +250,32 @@ func (f *Fake) AddPullRequest(pr PullRequest) {
 		return p.Owner == pr.Owner && p.Repo == pr.Repo && p.Number == pr.Number
 	})
 	f.pulls = append(f.pulls, pr)
+}
+
+// TimelineEvent is an event of an issue's timeline, served in GitHub's
+// shape: {"event": "labeled", "actor": {"login": ...}, "label": {"name":
+// ...}, "created_at": ...}. Label is for "labeled" and "unlabeled"
+// events; CreatedAt, if zero, is the fake's clock, which then moves on a
+// minute.
+type TimelineEvent struct {
+	Owner     string    `json:"owner"`
+	Repo      string    `json:"repo"`
+	Issue     int       `json:"issue"`
+	Event     string    `json:"event"`
+	Actor     string    `json:"actor"`
+	Label     string    `json:"label"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// AddTimelineEvent appends an event to an issue's timeline.
+func (f *Fake) AddTimelineEvent(e TimelineEvent) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e.CreatedAt.IsZero() {
+		f.now = f.now.Add(time.Minute)
+		e.CreatedAt = f.now
+	}
+	f.timeline = append(f.timeline, e)
 }
 
 // UserID is the account id the fake gives login: 41898282 for
@@ -444,6 +472,11 @@ func (f *Fake) route(w http.ResponseWriter, r *http.Request, rel string, body []
 		f.pull(w, r, parts[1], parts[2], parts[4])
 		return
 	}
+	// repos/{owner}/{repo}/issues/{number}/timeline
+	if len(parts) == 6 && parts[0] == "repos" && parts[3] == "issues" && parts[5] == "timeline" && r.Method == http.MethodGet {
+		f.listTimeline(w, r, parts[1], parts[2], parts[4])
+		return
+	}
 	// repos/{owner}/{repo}/issues/{number}/comments
 	// repos/{owner}/{repo}/issues/comments/{id}
 	if len(parts) != 6 || parts[0] != "repos" || parts[3] != "issues" || parts[1] == "" || parts[2] == "" {
@@ -536,6 +569,48 @@ func (f *Fake) body(w http.ResponseWriter, data []byte) (string, bool) {
 }
 
 func (f *Fake) list(w http.ResponseWriter, r *http.Request, owner, repo string, number int) {
+	var all []*Comment
+	for _, c := range f.comments {
+		if c.Owner == owner && c.Repo == repo && c.Issue == number {
+			all = append(all, c)
+		}
+	}
+	f.paginate(w, r, len(all), func(i int) string { return f.render(r, all[i]) })
+}
+
+// listTimeline answers GET /repos/{owner}/{repo}/issues/{number}/timeline
+// like GitHub: the events oldest first, paginated.
+func (f *Fake) listTimeline(w http.ResponseWriter, r *http.Request, owner, repo, num string) {
+	number, err := strconv.Atoi(num)
+	if err != nil || number <= 0 {
+		writeJSON(w, http.StatusNotFound, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest/issues/timeline#list-timeline-events-for-an-issue","status":"404"}`)
+		return
+	}
+	var all []TimelineEvent
+	for _, e := range f.timeline {
+		if strings.EqualFold(e.Owner, owner) && strings.EqualFold(e.Repo, repo) && e.Issue == number {
+			all = append(all, e)
+		}
+	}
+	f.paginate(w, r, len(all), func(i int) string {
+		e := all[i]
+		out := map[string]any{
+			"id": 9_000_000 + i, "node_id": fmt.Sprintf("LE_%d", i), "event": e.Event,
+			"actor":      map[string]any{"login": e.Actor, "id": UserID(e.Actor), "type": "User"},
+			"created_at": e.CreatedAt.UTC().Format(time.RFC3339),
+		}
+		if e.Label != "" {
+			out["label"] = map[string]any{"name": e.Label, "color": "0e8a16"}
+		}
+		data, _ := json.Marshal(out)
+		return string(data)
+	})
+}
+
+// paginate writes items [0, n) (render(i) is item i's JSON) as GitHub
+// pages a list: ?page= and ?per_page= (default 30, at most 100), and a
+// Link header with rel="prev", "next", "last" and "first".
+func (f *Fake) paginate(w http.ResponseWriter, r *http.Request, n int, render func(i int) string) {
 	q := r.URL.Query()
 	perPage, page := 30, 1
 	if v, err := strconv.Atoi(q.Get("per_page")); err == nil && v > 0 {
@@ -544,13 +619,7 @@ func (f *Fake) list(w http.ResponseWriter, r *http.Request, owner, repo string, 
 	if v, err := strconv.Atoi(q.Get("page")); err == nil && v > 0 {
 		page = v
 	}
-	var all []*Comment
-	for _, c := range f.comments {
-		if c.Owner == owner && c.Repo == repo && c.Issue == number {
-			all = append(all, c)
-		}
-	}
-	last := max(1, (len(all)+perPage-1)/perPage)
+	last := max(1, (n+perPage-1)/perPage)
 	var links []string
 	link := func(p int, rel string) {
 		u := *r.URL
@@ -575,8 +644,8 @@ func (f *Fake) list(w http.ResponseWriter, r *http.Request, owner, repo string, 
 		w.Header().Set("Link", strings.Join(links, ", "))
 	}
 	out := make([]json.RawMessage, 0, perPage)
-	for i := (page - 1) * perPage; i < len(all) && i < page*perPage; i++ {
-		out = append(out, json.RawMessage(f.render(r, all[i])))
+	for i := (page - 1) * perPage; i < n && i < page*perPage; i++ {
+		out = append(out, json.RawMessage(render(i)))
 	}
 	data, _ := json.Marshal(out)
 	writeJSON(w, http.StatusOK, string(data))
