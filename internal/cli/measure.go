@@ -151,11 +151,11 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		Env:        sb.Env(),
 		Credential: sb.Credential(),
 		// The caches become read-only before the change's code runs.
-		Built: sb.Seal,
-		LogDir:     logDir,
-		Progress:   a.progress(),
-		Ignore:     j.rules.ignore(),
-		NoWarmUp:   !a.timeLane(j),
+		Built:    sb.Seal,
+		LogDir:   logDir,
+		Progress: a.progress(),
+		Ignore:   j.rules.ignore(),
+		NoWarmUp: !a.timeLane(j),
 	}
 	opts.Plan = func(units []runner.Unit) {
 		if !a.timeLane(j) {

@@ -126,7 +126,7 @@ func TestPlan(t *testing.T) {
 		{Path: "/github/workspace"},
 		{Path: "/github/home"},
 		{Path: "/github/home/.cache/benchgate-sandbox/go"}, // inside the sandbox home
-		{Path: "/tmp/benchgate-1"},                        // the temporary directory itself
+		{Path: "/tmp/benchgate-1"},                         // the temporary directory itself
 		{Path: "/opt"},
 		{Path: "/github/homework"}, // beside /github/home, not above it
 	}
