@@ -100,7 +100,7 @@ func (r *refusal) Error() string {
 // summary is the job summary of the refusal.
 func (r *refusal) summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## benchgate: not run\n\nbenchgate refused to run the change's code on `%s`, a privileged event: "+
+	fmt.Fprintf(&b, "## benchgate: not run\n\nbenchgate refused to run the change's code on %s, a privileged event: "+
 		"its sandbox user could still read what the runner or the job put in the container:\n\n", report.Escape(r.event))
 	for _, o := range r.open {
 		fmt.Fprintf(&b, "- %s\n", report.Escape(o.String()))

@@ -5,8 +5,13 @@
 // and gid, its own home, Go caches and temporary directory, and nothing else
 // it can write. It then cannot read benchgate's environment or memory
 // (/proc/1/environ, ptrace), write the runner's file-command files, or open
-// the Docker socket. git is benchgate's own tool and keeps the variables it
-// needs ([GitEnv]) but loses the credentials all the same.
+// the Docker socket. [Close] takes from that user every mount the runner or
+// the job put in the container (from the mount table, [ParseMountinfo]) but
+// the way to what it needs, and [Sandbox.Seal] makes its home read-only once
+// the builds are done, so that the code, which runs only in the test
+// binaries, leaves nothing a later build reads. git is benchgate's own tool
+// and keeps the variables it needs ([GitEnv]) but loses the credentials all
+// the same.
 package sandbox
 
 import (
