@@ -272,3 +272,32 @@ func TestActionRefusesUnclosedMount(t *testing.T) {
 		t.Errorf("job summary:\n%s", summary)
 	}
 }
+
+// On a trusted event the same mount is a note in the job summary of a run
+// that measures.
+func TestActionNotesUnclosedMount(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the standard library and real test binaries as the sandbox user")
+	}
+	root := openTempDir(t)
+	repo, env := gitRepo(t)
+	volume := filepath.Join(root, "volume")
+	os.Mkdir(volume, 0o755)
+	os.Chown(volume, 65533, 65533)
+	vars := fakeRunner(t, root, "volume")
+	vars["GITHUB_WORKSPACE"] = repo
+	vars[config.InputEnv("base")] = "HEAD~1"
+	vars[config.InputEnv("count")] = "2"
+	vars[config.InputEnv("benchtime")] = "10x"
+	vars[config.InputEnv("comment")] = "never"
+	vars["GITHUB_EVENT_NAME"] = "workflow_dispatch"
+	var o, e bytes.Buffer
+	code := Run(t.Context(), []string{"action"}, Env{Getenv: func(k string) string { return vars[k] }, Stdout: &o, Stderr: &e, Dir: repo, Environ: env, MountInfo: vars["mountinfo (not a var)"]})
+	if code != ExitPass {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitPass, o.String(), e.String())
+	}
+	summary, _ := os.ReadFile(vars["GITHUB_STEP_SUMMARY"])
+	if !strings.Contains(string(summary), report.Escape("not closed to the benchmarks' code, which can read it: "+volume+" (owned by the sandbox user 65533)")) {
+		t.Errorf("job summary lacks the note:\n%s", summary)
+	}
+}
