@@ -69,8 +69,9 @@ func TestScripts(t *testing.T) {
 	// Run as root (as in CI), benchgate action runs the benchmarks as its
 	// sandbox user, which must reach the worktrees under TMPDIR and its own
 	// home: both live in a directory every user can search (testscript's
-	// $WORK is root's alone), and the home, with its Go caches, is shared
-	// by the scripts so that each does not build the standard library anew.
+	// $WORK is root's alone). Each script has a home of its own: benchgate
+	// seals it (root's, read-only) while a run's benchmarks run, which
+	// would stop another script's builds.
 	open, err := os.MkdirTemp("", "benchgate-e2e-")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +80,6 @@ func TestScripts(t *testing.T) {
 	if err := os.Chmod(open, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sandboxHome := filepath.Join(open, "sandbox-home")
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata",
 		UpdateScripts: *update,
@@ -90,6 +90,10 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			if err := os.Chmod(tmp, 0o755); err != nil {
+				return err
+			}
+			sandboxHome, err := os.MkdirTemp(open, "sandbox-home-")
+			if err != nil {
 				return err
 			}
 			for k, v := range map[string]string{

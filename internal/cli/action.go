@@ -134,6 +134,7 @@ func (a *app) action(ctx context.Context) int {
 		o := a.measure(ctx, repo, job{base: r, head: r, dir: dir, dest: dest{json: jsonPath, calibrate: true}})
 		code := o.code
 		chownLike(jsonPath, ws)
+		a.failureSummary(gh, o)
 		if o.calibration != nil {
 			md := report.CalibrationMarkdown(*o.calibration, o.meta)
 			if err := gh.StepSummary(md); err != nil && !errors.Is(err, github.ErrNotInActions) {
@@ -197,10 +198,22 @@ func (a *app) action(ctx context.Context) int {
 	}
 	if o.verdict == nil {
 		_ = gh.Annotate(github.Error, "", 0, "benchgate", "benchgate could not finish; see the log above")
+		a.failureSummary(gh, o)
 		return code
 	}
 	a.publish(ctx, gh, o, target, act, tr)
 	return code
+}
+
+// failureSummary writes the job summary of a run that has no verdict but
+// says why (outcome.summary).
+func (a *app) failureSummary(gh *github.Actions, o outcome) {
+	if o.summary == "" {
+		return
+	}
+	if err := gh.StepSummary(o.summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: job summary: %v\n", err)
+	}
 }
 
 // actionMerge is mode merge: the shards' directories (globs relative to the

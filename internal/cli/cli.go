@@ -40,6 +40,9 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	Dir            string   // working directory; "" for the process's
 	Environ        []string // environment of child processes; nil for the process's
+	// MountInfo is the mount table the action's sandbox closes the
+	// runner's mounts from; "" for /proc/self/mountinfo.
+	MountInfo string
 }
 
 type app struct {

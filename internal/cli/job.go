@@ -68,6 +68,9 @@ type outcome struct {
 	verdict     *gate.Verdict
 	meta        report.Meta
 	calibration *report.Calibration
+	// summary, without a verdict, is the job summary that says why
+	// (Markdown).
+	summary string
 }
 
 // failf prints one error line and returns the outcome of exit status code.

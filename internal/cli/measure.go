@@ -64,7 +64,12 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		defer sb.release()
 	}
 	if err != nil {
-		return a.failf(ExitTool, "sandbox for the benchmarks: %v", err)
+		o := a.failf(ExitTool, "sandbox for the benchmarks: %v", err)
+		var r *refusal
+		if errors.As(err, &r) {
+			o.summary = r.summary()
+		}
+		return o
 	}
 	if err := a.laneAvailable(j, sb.Env()); err != nil {
 		return a.failf(ExitUsage, "%v", err)
@@ -80,6 +85,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	}
 	meta.Notes = append(meta.Notes, a.buildNotes(ctx, repo, baseSHA, headSHA)...)
 	meta.Notes = append(meta.Notes, rl.notes...)
+	meta.Notes = append(meta.Notes, sb.notes()...)
 	packages := a.cfg.Packages
 	if a.cfg.Affected {
 		sel, err := a.affected(ctx, sb.Sandbox, repo, trees, baseSHA, headSHA)
@@ -144,10 +150,12 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		BinDir:     filepath.Join(tmp, "bin"),
 		Env:        sb.Env(),
 		Credential: sb.Credential(),
-		LogDir:     logDir,
-		Progress:   a.progress(),
-		Ignore:     j.rules.ignore(),
-		NoWarmUp:   !a.timeLane(j),
+		// The caches become read-only before the change's code runs.
+		Built:    sb.Seal,
+		LogDir:   logDir,
+		Progress: a.progress(),
+		Ignore:   j.rules.ignore(),
+		NoWarmUp: !a.timeLane(j),
 	}
 	opts.Plan = func(units []runner.Unit) {
 		if !a.timeLane(j) {

@@ -5,8 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/sandbox"
 )
 
@@ -39,22 +43,34 @@ func (a *app) gitOptions() []gitrev.Option {
 type prison struct {
 	*sandbox.Sandbox
 	undo []func()
-	// reopen gives the workspace its mode back, once nothing of the
-	// sandbox user runs.
+	// reopen gives back what was closed to the sandbox user (the
+	// workspace, the runner's mounts), once nothing of that user runs.
 	reopen func()
+	// open lists what could not be closed: the change's code can read it.
+	open   []sandbox.Open
 	stderr io.Writer
+}
+
+// notes are the report's lines about what the change's code could read.
+func (p *prison) notes() []string {
+	var n []string
+	for _, o := range p.open {
+		n = append(n, "not closed to the benchmarks' code, which can read it: "+o.String())
+	}
+	return n
 }
 
 // release ends what the change's code left running and restores what
 // sandboxing changed, in reverse order. With a sandbox user, every process
 // of that user is killed first: a daemon that left its process group would
 // otherwise read the workspace, with the token of the checkout's
-// .git/config, once reopened. If some cannot be killed, the workspace stays
-// closed to every user but its owner.
+// .git/config (or RUNNER_TEMP's credentials file), once reopened. If some
+// cannot be killed, everything closed stays closed to every user but its
+// owner.
 func (p *prison) release() {
 	if p.User() != nil {
 		if _, err := p.KillAll(); err != nil {
-			fmt.Fprintf(p.stderr, "benchgate: warning: %v: the workspace stays closed to other users\n", err)
+			fmt.Fprintf(p.stderr, "benchgate: warning: %v: the workspace and the runner's mounts stay closed to other users\n", err)
 			p.reopen = nil
 		}
 	}
@@ -66,13 +82,43 @@ func (p *prison) release() {
 	}
 }
 
+// refusal is the error of a sandbox that could not close everything on a
+// privileged event: the change's code must not run.
+type refusal struct {
+	event string
+	open  []sandbox.Open
+}
+
+func (r *refusal) Error() string {
+	var paths []string
+	for _, o := range r.open {
+		paths = append(paths, o.String())
+	}
+	return fmt.Sprintf("refusing to run the change's code on %s (a privileged event): the sandbox user could still read %s", r.event, strings.Join(paths, ", "))
+}
+
+// summary is the job summary of the refusal.
+func (r *refusal) summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## benchgate: not run\n\nbenchgate refused to run the change's code on %s, a privileged event: "+
+		"its sandbox user could still read what the runner or the job put in the container:\n\n", report.Escape(r.event))
+	for _, o := range r.open {
+		fmt.Fprintf(&b, "- %s\n", report.Escape(o.String()))
+	}
+	b.WriteString("\nRun the benchmarks on `pull_request`, or remove these mounts from the job.\n")
+	return b.String()
+}
+
 // sandbox prepares the processes of the change's code for a measurement
 // whose files live in tmp. Outside the action, or when benchgate is not root,
 // it only filters their environment. In the action, as root, they run as the
 // sandbox user: tmp and the worktrees in it become readable to them (not
-// writable), their home and caches are theirs, and the workspace (with the
-// checkout's .git/config, which may hold a persisted token) is closed to
-// them until the measurement ends.
+// writable), their home and caches are theirs, and everything else the
+// runner or the job put in the container (closeTargets: the workspace, with
+// the checkout's .git/config, RUNNER_TEMP, with checkout's credentials
+// file, the file commands, every other mount) is closed to them until the
+// measurement ends. What cannot be closed becomes a note; on a privileged
+// event it is a *refusal.
 func (a *app) sandbox(tmp string, trees []string) (*prison, error) {
 	p := &prison{stderr: a.env.Stderr}
 	o := sandbox.Options{Environ: a.environ(), Pass: a.cfg.Env}
@@ -141,13 +187,83 @@ func (a *app) sandbox(tmp string, trees []string) (*prison, error) {
 	if err := os.Mkdir(filepath.Join(tmp, "bin"), 0o711); err != nil {
 		return p, err
 	}
-	if ws := a.env.Getenv("GITHUB_WORKSPACE"); ws != "" {
-		if fi, err := os.Lstat(ws); err == nil && fi.IsDir() {
-			mode := fi.Mode().Perm()
-			if err := os.Chmod(ws, mode&0o700); err == nil {
-				p.reopen = func() { _ = os.Chmod(ws, mode) }
-			}
+	return p, a.closeAll(p, u, tmp)
+}
+
+// closeAll closes everything the runner or the job put in the container to
+// u but the paths the sandbox needs: its home, tmp and the Go toolchain.
+func (a *app) closeAll(p *prison, u sandbox.User, tmp string) error {
+	targets, open := a.closeTargets()
+	needed := []string{p.Home(), tmp}
+	if goroot := a.goroot(); goroot != "" {
+		needed = append(needed, goroot)
+	}
+	closed := sandbox.Close(targets, needed, u)
+	p.reopen = func() {
+		if err := closed.Reopen(); err != nil {
+			fmt.Fprintf(a.env.Stderr, "benchgate: warning: %v\n", err)
 		}
 	}
-	return p, nil
+	p.open = append(open, closed.Open...)
+	for _, n := range needed[:2] {
+		if err := sandbox.Reachable(n, u); err != nil {
+			return fmt.Errorf("closing the runner's mounts: %v", err)
+		}
+	}
+	for _, o := range p.open {
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: could not close %s to the benchmarks' code\n", o)
+	}
+	if ev := a.env.Getenv("GITHUB_EVENT_NAME"); len(p.open) > 0 && !slices.Contains(event.Trusted, ev) {
+		return &refusal{event: ev, open: p.open}
+	}
+	return nil
+}
+
+// closeTargets lists what the sandbox user must not read: every mount that
+// is not the system's (sandbox.System) and the paths the runner's
+// variables name. A mount table that cannot be read is itself open: what
+// it would have listed is unknown.
+func (a *app) closeTargets() ([]sandbox.Target, []sandbox.Open) {
+	table := a.env.MountInfo
+	if table == "" {
+		table = "/proc/self/mountinfo"
+	}
+	var open []sandbox.Open
+	b, err := os.ReadFile(table)
+	var mounts []sandbox.Mount
+	if err == nil {
+		mounts, err = sandbox.ParseMountinfo(b)
+	}
+	if err != nil {
+		open = append(open, sandbox.Open{Path: table, Reason: "the mount table is unreadable, so the mounts are unknown: " + err.Error()})
+	}
+	var extra []string
+	for _, k := range []string{"GITHUB_WORKSPACE", "RUNNER_TEMP"} {
+		extra = append(extra, a.env.Getenv(k))
+	}
+	for _, k := range []string{"GITHUB_OUTPUT", "GITHUB_ENV", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY", "GITHUB_EVENT_PATH"} {
+		if f := a.env.Getenv(k); f != "" {
+			extra = append(extra, filepath.Dir(f))
+		}
+	}
+	return sandbox.Targets(mounts, extra), open
+}
+
+// goroot is the Go toolchain on PATH (its GOROOT, found without running
+// it), which the sandbox user runs; "" if there is none.
+func (a *app) goroot() string {
+	path := a.env.Getenv("PATH")
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		p, err := filepath.EvalSymlinks(filepath.Join(dir, "go"))
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return filepath.Dir(filepath.Dir(p))
+		}
+	}
+	return ""
 }

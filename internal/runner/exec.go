@@ -37,6 +37,16 @@ func (o *Options) goCommand(dir string, args ...string) command {
 // seal gives dir and its files to benchgate's user and takes the write
 // permission away from everyone else: the test binaries the sandbox user
 // built stay as built.
+//
+// The order matters, and TestSealTakesBeforeListing keeps it: WalkDir calls
+// the function on a directory (Lchown to benchgate's user, chmod 0755)
+// before it lists it. A process of the sandbox user still alive (a head
+// daemon, while profile staging directories are sealed) thus loses the
+// right to rename entries in a directory before root reads them, and
+// cannot swap a listed directory for a symbolic link to the workspace
+// (RENAME_EXCHANGE) to make root chown and chmod what the link points to.
+// Listing first, or collecting the paths and changing them afterwards,
+// would open that race.
 func seal(dir string) error {
 	uid, gid := os.Geteuid(), os.Getegid()
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

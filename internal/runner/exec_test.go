@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -86,5 +87,71 @@ func TestRunOutputBounded(t *testing.T) {
 	out, err := command{Name: "sh", Args: []string{"-c", "echo ok"}}.run(context.Background())
 	if err != nil || string(out.Stdout) != "ok\n" {
 		t.Errorf("echo ok: %q, %v", out.Stdout, err)
+	}
+}
+
+// envSealDir makes the test binary, started again as another user, seal
+// that directory (TestSealTakesBeforeListing).
+const envSealDir = "BENCHGATE_TEST_SEAL_DIR"
+
+// seal takes each directory (chown, chmod) before it lists it (see seal).
+// Seen by a user other than root, who cannot list a directory without read
+// permission: seal lists sub only because it made it 0755 first. Run as
+// root, the test starts itself again as such a user.
+func TestSealTakesBeforeListing(t *testing.T) {
+	if dir := os.Getenv(envSealDir); dir != "" {
+		if err := seal(dir); err != nil {
+			t.Fatalf("seal: %v", err)
+		}
+		return
+	}
+	// Not t.TempDir: its parent is closed to other users.
+	dir, err := os.MkdirTemp("", "seal-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sub := filepath.Join(dir, "bin", "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "0.test"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(sub, 0o300); err != nil { // writable, searchable, not listable
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		if err := seal(filepath.Join(dir, "bin")); err != nil {
+			t.Fatalf("seal lists a directory before taking it: %v", err)
+		}
+		return
+	}
+	// As root: the test binary, copied where another user can run it,
+	// seals a directory of that user's.
+	const uid = 65529
+	os.Chmod(dir, 0o755)
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "runner.test")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(dir, "bin"), sub, filepath.Join(sub, "0.test")} {
+		if err := os.Lchown(p, uid, uid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "-test.run=^TestSealTakesBeforeListing$", "-test.count=1")
+	cmd.Env = append(os.Environ(), envSealDir+"="+filepath.Join(dir, "bin"))
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid, Groups: []uint32{}}}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("seal as uid %d lists a directory before taking it: %v\n%s", uid, err, out)
+	}
+	if fi, err := os.Stat(sub); err != nil || fi.Mode().Perm() != 0o755 {
+		t.Errorf("sub: %v, %v; want mode 0755", fi.Mode(), err)
 	}
 }

@@ -65,7 +65,11 @@ type Options struct {
 	// theirs for the builds and taken back, with the binaries, before any
 	// binary runs, so that one side's code cannot replace the other's.
 	Credential *syscall.Credential
-	Progress   io.Writer // progress lines (stderr); nil for none
+	// Built, if set, is called once both sides are built, before any test
+	// binary runs (the first process that runs the change's code); an
+	// error ends Prepare. The sandbox seals the Go caches there.
+	Built    func() error
+	Progress io.Writer // progress lines (stderr); nil for none
 	// Select, if set, picks the units to measure out of all discovered ones
 	// (sharding). It must be deterministic.
 	Select func([]Unit) []Unit
@@ -256,6 +260,11 @@ func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) 
 	r.res.BuildTime = time.Since(buildStart)
 	if err != nil {
 		return s, err
+	}
+	if o.Built != nil {
+		if err := o.Built(); err != nil {
+			return s, err
+		}
 	}
 	units, err := r.discover(ctx, pkgs)
 	if err != nil {

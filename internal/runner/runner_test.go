@@ -493,3 +493,31 @@ func benchstatIgnoresRound(t *testing.T, base, head string) {
 		t.Errorf("benchstat did not pool the runs of all rounds:\n%s", s)
 	}
 }
+
+// Options.Built is called once both sides' binaries are built and before
+// any of them runs; its error ends Prepare.
+func TestBuiltBeforeAnyRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds real test binaries")
+	}
+	base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
+	bins := t.TempDir()
+	stop := errors.New("stop here")
+	var built []string
+	s, err := Prepare(context.Background(), Side{"base", base}, Side{"head", base}, Options{Count: 1, BinDir: bins, Built: func() error {
+		for _, side := range []string{"base", "head"} {
+			m, _ := filepath.Glob(filepath.Join(bins, side, "*.test"))
+			built = append(built, m...)
+		}
+		return stop
+	}})
+	if !errors.Is(err, stop) {
+		t.Fatalf("Prepare: %v, want Built's error", err)
+	}
+	if len(built) != 4 {
+		t.Errorf("Built saw binaries %v, want both packages' on both sides", built)
+	}
+	if n := s.Result().Processes; n != 0 {
+		t.Errorf("%d test binaries ran before Built", n)
+	}
+}

@@ -5,8 +5,13 @@
 // and gid, its own home, Go caches and temporary directory, and nothing else
 // it can write. It then cannot read benchgate's environment or memory
 // (/proc/1/environ, ptrace), write the runner's file-command files, or open
-// the Docker socket. git is benchgate's own tool and keeps the variables it
-// needs ([GitEnv]) but loses the credentials all the same.
+// the Docker socket. [Close] takes from that user every mount the runner or
+// the job put in the container (from the mount table, [ParseMountinfo]) but
+// the way to what it needs, and [Sandbox.Seal] makes its home read-only once
+// the builds are done, so that the code, which runs only in the test
+// binaries, leaves nothing a later build reads. git is benchgate's own tool
+// and keeps the variables it needs ([GitEnv]) but loses the credentials all
+// the same.
 package sandbox
 
 import (
@@ -189,7 +194,14 @@ func New(o Options) (*Sandbox, error) {
 		"GOCACHE":    filepath.Join(home, ".cache", "go-build"),
 		"TMPDIR":     filepath.Join(home, "tmp"),
 		"GOTMPDIR":   "",
-		"GOENV":      filepath.Join(home, ".config", "go", "env"),
+		// No go env file: one in the home would be the change's code's
+		// to write (GOFLAGS=-toolexec=...) and a later build's to obey.
+		// GOFLAGS and the rest come from benchgate's environment alone.
+		"GOENV": "off",
+	}
+	// TMPDIR starts empty: what an earlier run's code left there is gone.
+	if err := os.RemoveAll(dirs["TMPDIR"]); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(dirs)) {
 		if d := dirs[k]; d != "" && k != "GOENV" {
@@ -245,6 +257,57 @@ func Reachable(dir string, u User) error {
 			return nil
 		}
 	}
+}
+
+// Seal makes the home read-only for the sandbox user once the builds are
+// done, before any test binary runs: everything in it but TMPDIR (the Go
+// build and module caches, downloaded toolchains, configuration files)
+// becomes benchgate's user's, without write permission for anyone else,
+// and the home itself searchable only. The change's code, which runs only
+// in the test binaries (go list and go test -c run none of it; cgo's flags
+// are allow-listed by the go command), can then plant nothing there that a
+// later build reads: not in this run, not in a later step of the job that
+// uses the same home, not in a cache saved from it. New gives the home
+// back to the user. Processes of the user still running (none should be
+// after a build) are killed first, so that none keeps a file open for
+// writing. Each directory is taken before it is listed, as in the runner's
+// seal of the binaries. Without a user Seal does nothing.
+func (s *Sandbox) Seal() error {
+	if s.User() == nil {
+		return nil
+	}
+	if _, err := s.KillAll(); err != nil {
+		return err
+	}
+	tmp := filepath.Join(s.home, "tmp")
+	uid, gid := os.Geteuid(), os.Getegid()
+	err := filepath.WalkDir(s.home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == tmp {
+			return filepath.SkipDir
+		}
+		if err := os.Lchown(p, uid, gid); err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		mode := fi.Mode().Perm() &^ 0o022
+		if p == s.home {
+			mode = 0o711 // the way to TMPDIR
+		}
+		return os.Chmod(p, mode)
+	})
+	if err != nil {
+		return fmt.Errorf("sandbox: sealing the home: %w", err)
+	}
+	return nil
 }
 
 // Env returns the processes' environment.

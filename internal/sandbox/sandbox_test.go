@@ -374,3 +374,60 @@ func TestSelectKill(t *testing.T) {
 		t.Errorf("as PID 1: selectKill = %v, want %v", got, want)
 	}
 }
+
+// Once sealed, the home holds nothing the change's code can write but
+// TMPDIR: not the Go caches, not a go env file (GOENV is off anyway), not
+// the home itself. New gives it back.
+func TestSealHome(t *testing.T) {
+	sb := newUserSandbox(t)
+	env := map[string]string{}
+	for _, kv := range sb.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	if env["GOENV"] != "off" {
+		t.Errorf("GOENV=%q, want off: a go env file in the home would be the change's to write", env["GOENV"])
+	}
+	entry := filepath.Join(env["GOCACHE"], "00", "entry-d")
+	os.MkdirAll(filepath.Dir(entry), 0o755)
+	os.WriteFile(entry, []byte("compiled"), 0o644)
+	if err := Chown(sb.Home(), sb.User().UID, sb.User().GID); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Seal(); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+echo poison >` + entry + ` 2>/dev/null && echo LEAK-entry
+chmod 0666 ` + entry + ` 2>/dev/null && echo LEAK-chmod
+touch $GOCACHE/00/new 2>/dev/null && echo LEAK-cache
+touch $GOMODCACHE/f2 2>/dev/null && echo LEAK-modcache
+rm -f $GOMODCACHE/f 2>/dev/null; test -e $GOMODCACHE/f || echo LEAK-modcache-rm
+mkdir -p $HOME/.config/go 2>/dev/null && echo LEAK-config
+touch $HOME/.gitconfig 2>/dev/null && echo LEAK-home
+touch $TMPDIR/mine && echo ok-tmp
+`
+	cmd := sandboxed(t, sb, script)
+	cmd.Dir = "/"
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if strings.Contains(string(out), "LEAK") || !strings.Contains(string(out), "ok-tmp") {
+		t.Errorf("as the sandbox user after Seal:\n%s", out)
+	}
+	if b, _ := os.ReadFile(entry); string(b) != "compiled" {
+		t.Errorf("cache entry is %q", b)
+	}
+	// The next run's New takes the home over again, with an empty TMPDIR.
+	u := *sb.User()
+	again, err := New(Options{Environ: runnerEnv, User: &u, Home: sb.Home()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd = sandboxed(t, again, `touch $GOCACHE/00/new && test ! -e $TMPDIR/mine && echo ok`)
+	cmd.Dir = "/"
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "ok") {
+		t.Errorf("after New again: %v: %s", err, out)
+	}
+}
