@@ -11,7 +11,8 @@
 //	benchgate compare BASE.txt HEAD.txt [flags]
 //	benchgate demo
 //
-// See README.md for the flags, the report formats and the GitHub Action.
+// docs/reference.md lists every flag and action input; README.md shows the
+// report formats and the GitHub Action.
 package main
 
 import (

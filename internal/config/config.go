@@ -1,6 +1,8 @@
 // Package config turns benchgate's command line (Parse) or the GitHub
-// Action's INPUT_* variables (FromInputs, with action.yml's defaults in
-// Inputs) into one validated Config.
+// Action's INPUT_* variables (FromInputs) into one validated Config.
+// Settings is the one table of flags and inputs: their parsers, defaults
+// and words, from which go generate writes docs/reference.md and
+// action.yml's inputs.
 //
 // Every problem is reported as a *UsageError whose message names the flag or
 // input at fault; callers print it on one line and exit with status 2. Flags
@@ -272,9 +274,6 @@ func Parse(args []string) (*Config, error) {
 		pos = append(pos, rest[0])
 		rest = rest[1:]
 	}
-	if err := checkRegexp(c.Bench); err != nil {
-		return nil, usagef("--bench: invalid regular expression %q: %v", c.Bench, err)
-	}
 	_, c.FailOnSet = raw["fail-on"]
 	for name := range raw {
 		c.given(name)
@@ -354,12 +353,14 @@ func flagError(err error) error {
 		return usagef("--%s needs a value", name)
 	}
 	// invalid value "x" for flag -count: reason
-	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
-		if i := strings.Index(rest, " for flag -"); i >= 0 {
-			val := rest[:i]
-			nameReason := rest[i+len(" for flag -"):]
-			name, reason, _ := strings.Cut(nameReason, ": ")
-			return usagef("--%s %s: %s", name, val, reason)
+	// invalid boolean value "x" for -confirm: reason
+	for _, p := range [][2]string{{"invalid value ", " for flag -"}, {"invalid boolean value ", " for -"}} {
+		if rest, ok := strings.CutPrefix(msg, p[0]); ok {
+			if i := strings.Index(rest, p[1]); i >= 0 {
+				val := rest[:i]
+				name, reason, _ := strings.Cut(rest[i+len(p[1]):], ": ")
+				return usagef("--%s %s: %s", name, val, reason)
+			}
 		}
 	}
 	return usagef("%s", msg)

@@ -70,7 +70,7 @@ func TestParseBad(t *testing.T) {
 		{[]string{"run", "--base", "main", "--alpha", "0"}, `--alpha "0": must be between 0 and 1, exclusive`},
 		{[]string{"run", "--base", "main", "--alpha", "1"}, `--alpha "1": must be between 0 and 1, exclusive`},
 		{[]string{"run", "--base", "main", "--alpha", "x"}, `--alpha "x": want a number`},
-		{[]string{"run", "--base", "main", "--bench", "Foo("}, `--bench: invalid regular expression "Foo("`},
+		{[]string{"run", "--base", "main", "--bench", "Foo("}, "--bench \"Foo(\": invalid regular expression: missing closing ): `Foo(`"},
 		{[]string{"run", "--base", "main", "--benchtime", "fast"}, `--benchtime "fast": want a duration such as 100ms or an iteration count such as 500x`},
 		{[]string{"run", "--base", "main", "--benchtime", "0x"}, `--benchtime "0x": want a duration`},
 		{[]string{"run", "--base", "main", "--timeout", "-1s"}, `--timeout "-1s": must be positive`},

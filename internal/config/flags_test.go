@@ -4,21 +4,21 @@ import (
 	"os"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 )
 
-// readmeTable returns the rows of the README table whose header line starts
-// with header: the first cell's code spans (the names) and the last cell.
-func readmeTable(t *testing.T, header string) map[string]string {
+// referenceTable returns the rows of docs/reference.md's table whose header
+// line starts with header: the first cell's code span (the name) and the
+// cells.
+func referenceTable(t *testing.T, header string) map[string][]string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/reference.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	code := regexp.MustCompile("`([^`]+)`")
-	rows := map[string]string{}
+	code := regexp.MustCompile("^`([^`]+)`$")
+	rows := map[string][]string{}
 	in := false
 	for _, line := range strings.Split(string(b), "\n") {
 		switch {
@@ -34,91 +34,85 @@ func readmeTable(t *testing.T, header string) map[string]string {
 			continue
 		}
 		cells := strings.Split(strings.Trim(line, "|"), " | ")
-		for _, m := range code.FindAllStringSubmatch(cells[0], -1) {
-			rows[m[1]] = strings.TrimSpace(cells[len(cells)-1])
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
 		}
+		m := code.FindStringSubmatch(cells[0])
+		if m == nil {
+			t.Errorf("docs/reference.md: row %q names no flag or input", line)
+			continue
+		}
+		rows[m[1]] = cells
 	}
 	if len(rows) == 0 {
-		t.Fatalf("README has no table with header %q", header)
+		t.Fatalf("docs/reference.md has no table with header %q", header)
 	}
 	return rows
 }
 
-// The usage text, the README's flag table, the action's inputs (config.Inputs,
-// which TestActionYAMLMatchesInputs holds to action.yml) and the README's
-// input table all come from or agree with Flags.
-func TestFlagsAgree(t *testing.T) {
-	inputs := map[string]string{}
-	for _, in := range Inputs {
-		inputs[in.Name] = in.Default
-	}
-	// Inputs whose default differs from the flag's on purpose.
-	differs := map[string]bool{
-		"head": true, // the event names it
-		"C":    true, // working-directory is relative to the workspace
-		// Empty in action.yml, so that an input left out does not
-		// override the policy file (the flag's default applies then).
-		"threshold": true, "instructions-threshold": true, "alpha": true, "fail-on": true,
-		// Empty in action.yml: .benchgate.yml if the base commit has one,
-		// an error for a file named on purpose that is missing.
-		"policy": true,
-	}
-	readme := readmeTable(t, "| flag | meaning | default |")
-	seen := map[string]bool{}
-	for _, f := range Flags {
-		if !strings.Contains(Usage, "\n  "+f.Spelling()+" ") {
-			t.Errorf("usage lacks %s", f.Spelling())
+// The usage text and docs/reference.md's tables hold every flag and input
+// of Settings with its default; an input that shares a flag's parser has
+// the flag's default unless the event or the policy file decides first.
+func TestSettingsAgree(t *testing.T) {
+	// Inputs whose default differs from the flag's on purpose: empty in
+	// action.yml, so that the event (head), the policy file (threshold,
+	// instructions-threshold, alpha, fail-on) or the base commit
+	// (policy: .benchgate.yml if it has one) decides.
+	differs := map[string]bool{"head": true, "threshold": true, "instructions-threshold": true, "alpha": true, "fail-on": true, "policy": true}
+	flags := referenceTable(t, "| flag | meaning | default |")
+	inputs := referenceTable(t, "| input | meaning | default |")
+	seenFlag, seenInput := map[string]bool{}, map[string]bool{}
+	for _, s := range Settings {
+		if s.Flag == "" && s.Input == "" || (s.set == nil) == (s.act == nil) {
+			t.Errorf("%+v: want a flag or an input, and one parser", s)
 		}
-		if seen[f.Name] {
-			t.Errorf("flag %s twice in the table", f.Name)
+		if s.Flag != "" && (s.act != nil || len(s.Commands) == 0) {
+			t.Errorf("--%s: a flag sets the Config, for some command", s.Flag)
 		}
-		seen[f.Name] = true
-		if f.Input != "" {
-			def, ok := inputs[f.Input]
+		if s.Flag != "" {
+			if seenFlag[s.Flag] {
+				t.Errorf("flag %s twice in the table", s.Flag)
+			}
+			seenFlag[s.Flag] = true
+			if !strings.Contains(Usage, "\n  "+s.Spelling()+" ") {
+				t.Errorf("usage lacks %s", s.Spelling())
+			}
+			row, ok := flags[s.Spelling()]
+			delete(flags, s.Spelling())
 			switch {
 			case !ok:
-				t.Errorf("--%s names input %q, which the action does not have", f.Name, f.Input)
-			case !differs[f.Name] && def != f.Default && !(f.Arg == "" && def == "false" && f.Default == ""):
-				t.Errorf("--%s defaults to %q, input %s to %q", f.Name, f.Default, f.Input, def)
+				t.Errorf("docs/reference.md's flag table has no row for %s", s.Spelling())
+			case row[2] != code(s.Default):
+				t.Errorf("docs/reference.md: %s defaults to %q, want %q", s.Spelling(), row[2], code(s.Default))
+			case row[1] != cell(s.Help):
+				t.Errorf("docs/reference.md: %s means %q, want %q", s.Spelling(), row[1], cell(s.Help))
 			}
 		}
-		// The README row: "--name ARG", or "--name=false" for a boolean
-		// whose default is true.
-		var cell string
-		var ok bool
-		for _, key := range []string{f.Spelling(), "--" + f.Name + "=false"} {
-			if cell, ok = readme[key]; ok {
-				delete(readme, key)
-				break
+		if s.Input != "" {
+			if seenInput[s.Input] {
+				t.Errorf("input %s twice in the table", s.Input)
+			}
+			seenInput[s.Input] = true
+			row, ok := inputs[s.Input]
+			delete(inputs, s.Input)
+			switch {
+			case !ok:
+				t.Errorf("docs/reference.md's input table has no row for %s", s.Input)
+			case row[2] != code(s.InputDefault):
+				t.Errorf("docs/reference.md: input %s defaults to %q, want %q", s.Input, row[2], code(s.InputDefault))
+			case !strings.HasPrefix(row[1], cell(s.InputHelp())):
+				t.Errorf("docs/reference.md: input %s means %q, want %q", s.Input, row[1], cell(s.InputHelp()))
 			}
 		}
-		switch {
-		case !ok:
-			t.Errorf("README's flag table has no row for %s", f.Spelling())
-		case f.Arg != "" && f.Default != "" && !strings.Contains(cell, "`"+f.Default+"`"):
-			t.Errorf("README: %s defaults to %q, want `%s`", f.Spelling(), cell, f.Default)
-		case f.Arg != "" && f.Default == "" && strings.Contains(cell, "`"):
-			t.Errorf("README: %s shows a default %q the flag does not have", f.Spelling(), cell)
+		if s.Flag != "" && s.Input != "" && !differs[s.Input] && s.InputDefault != s.Default {
+			t.Errorf("--%s defaults to %q, input %s to %q", s.Flag, s.Default, s.Input, s.InputDefault)
 		}
 	}
-	for key := range readme {
-		t.Errorf("README's flag table has a row for %s, which is no flag", key)
+	for key := range flags {
+		t.Errorf("docs/reference.md's flag table has a row for %s, which is no flag", key)
 	}
-
-	rows := readmeTable(t, "| input | meaning | default |")
-	aliases := []string{"allow-pull-request-target"} // an old name, told in the allow-privileged-events row
-	for _, in := range Inputs {
-		cell, ok := rows[in.Name]
-		delete(rows, in.Name)
-		switch {
-		case !ok && !slices.Contains(aliases, in.Name):
-			t.Errorf("README's input table has no row for %s", in.Name)
-		case ok && in.Default != "" && !strings.Contains(cell, "`"+in.Default+"`"):
-			t.Errorf("README: input %s defaults to %q, want `%s`", in.Name, cell, in.Default)
-		}
-	}
-	for name := range rows {
-		t.Errorf("README's input table has a row for %s, which is no input", name)
+	for key := range inputs {
+		t.Errorf("docs/reference.md's input table has a row for %s, which is no input", key)
 	}
 }
 
@@ -126,8 +120,8 @@ func TestFlagsAgree(t *testing.T) {
 func TestEveryFlagParses(t *testing.T) {
 	for _, f := range Flags {
 		if f.Arg == "" {
-			if _, err := Parse([]string{"compare", "a", "b", "--" + f.Name + "=maybe"}); err == nil || !strings.Contains(err.Error(), f.Name) {
-				t.Errorf("--%s=maybe: err = %v, want one naming the flag", f.Name, err)
+			if _, err := Parse([]string{"compare", "a", "b", "--" + f.Flag + "=maybe"}); err == nil || !strings.Contains(err.Error(), f.Flag) {
+				t.Errorf("--%s=maybe: err = %v, want one naming the flag", f.Flag, err)
 			}
 		}
 	}
@@ -136,16 +130,16 @@ func TestEveryFlagParses(t *testing.T) {
 // The default the table shows is the default Parse applies.
 func TestFlagDefaultsAreDefaults(t *testing.T) {
 	for _, f := range Flags {
-		if f.Default == "" || f.Name == "C" { // -C: "." shows the current directory, kept as ""
+		if f.Default == "" || f.Flag == "C" { // -C: "." shows the current directory, kept as ""
 			continue
 		}
 		want, got := Defaults(), Defaults()
 		if err := f.set(&got, f.Default); err != nil {
-			t.Errorf("--%s's default %q does not parse: %v", f.Name, f.Default, err)
+			t.Errorf("--%s's default %q does not parse: %v", f.Flag, f.Default, err)
 			continue
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("--%s %s changes the defaults: %+v, want %+v", f.Name, f.Default, got, want)
+			t.Errorf("--%s %s changes the defaults: %+v, want %+v", f.Flag, f.Default, got, want)
 		}
 	}
 }

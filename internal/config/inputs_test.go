@@ -1,10 +1,8 @@
 package config
 
 import (
-	"bufio"
 	"errors"
-	"os"
-	"regexp"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -120,40 +118,97 @@ func TestFromInputsBad(t *testing.T) {
 	}
 }
 
-// TestActionYAMLMatchesInputs keeps action.yml's inputs and defaults in step
-// with Inputs (the defaults the program applies when a variable is missing).
-func TestActionYAMLMatchesInputs(t *testing.T) {
-	f, err := os.Open("../../action.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	got := map[string]string{}
-	inInputs, name := false, ""
-	key := regexp.MustCompile(`^  ([a-z-]+):\s*$`)
-	def := regexp.MustCompile(`^    default:\s*(.*)$`)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "inputs:":
-			inInputs = true
-		case len(line) > 0 && line[0] != ' ' && line[0] != '#':
-			inInputs = false
-		case inInputs && key.MatchString(line):
-			name = key.FindStringSubmatch(line)[1]
-			got[name] = ""
-		case inInputs && name != "" && def.MatchString(line):
-			got[name] = strings.Trim(def.FindStringSubmatch(line)[1], `"'`)
+// An input refuses a bad value in its flag's words: `input NAME: "VALUE":`
+// then what --NAME says after `--NAME "VALUE":`.
+func TestInputErrorsAreFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, value, want string
+	}{
+		{"confirm", "maybe", "want true or false"},
+		{"explain", "yes please", "want true or false"},
+		{"pin", "2", "want true or false"},
+		{"accept-trailers", "on", "want true or false"},
+		{"count", "ten", "not a whole number"},
+		{"runs", "0", "must be at least 1"},
+		{"seed", "x", "not a whole number"},
+		{"timeout", "-1s", "must be positive"},
+		{"max-time", "soon", "not a duration such as 30s or 10m"},
+		{"benchtime", "0x", "want a duration such as 100ms or an iteration count such as 500x"},
+		{"threshold", "0.05", "ambiguous: write 0.05% for 0.05 percent, or 5% for a fraction of 0.05"},
+		{"alpha", "1", "must be between 0 and 1, exclusive"},
+		{"cpu", "1,,2", `want a comma-separated list of positive numbers such as 1,2,4, got ""`},
+		{"correction", "bonferroni", "want holm, bh or none"},
+		{"test", "t", "want auto, paired or utest"},
+		{"estimator", "max", "want median, min, p25 or mean"},
+		{"shard", "3/2", ""},
+		{"bench", "(", "invalid regular expression: missing closing ): `(`"},
+		{"packages", "affected ./x", "affected cannot be combined with package patterns"},
+		{"export", "csv=x.csv", ""},
+		{"env", "BAD-NAME", ""},
+	} {
+		var flag *Setting
+		for i, s := range Settings {
+			if s.Input == tc.name {
+				flag = &Settings[i]
+			}
+		}
+		if flag == nil || flag.Flag == "" {
+			t.Errorf("input %s has no flag", tc.name)
+			continue
+		}
+		_, ferr := Parse([]string{"run", "--base", "main", "--" + flag.Flag + "=" + tc.value})
+		_, _, ierr := FromInputs(getenvFrom(map[string]string{InputEnv(tc.name): tc.value}))
+		if ferr == nil || ierr == nil {
+			t.Errorf("%s %q: flag error %v, input error %v", tc.name, tc.value, ferr, ierr)
+			continue
+		}
+		reason, ok := strings.CutPrefix(ferr.Error(), fmt.Sprintf("--%s %q: ", flag.Flag, tc.value))
+		if !ok || tc.want != "" && reason != tc.want {
+			t.Errorf("%s %q: flag error %q, want --%s %q: %s", tc.name, tc.value, ferr, flag.Flag, tc.value, tc.want)
+		}
+		if want := fmt.Sprintf("input %s: %q: %s", tc.name, tc.value, reason); ierr.Error() != want {
+			t.Errorf("input error %q, want %q", ierr, want)
+		}
+		var ue *UsageError
+		if !errors.As(ierr, &ue) {
+			t.Errorf("input %s: %T is not a UsageError", tc.name, ierr)
 		}
 	}
-	want := map[string]string{}
-	for _, in := range Inputs {
-		want[in.Name] = in.Default
-	}
-	want["token"] = "${{ github.token }}" // the runner fills it in
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("action.yml inputs (-Inputs +action.yml):\n%s", diff)
+}
+
+// Every input that shares a flag is read by the flag's parser: what the
+// input sets is what the flag sets.
+func TestInputsSetWhatFlagsSet(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{"confirm", "false"}, {"explain", "false"}, {"pin", "true"}, {"count", "7"}, {"benchtime", "3x"},
+		{"seed", "42"}, {"cpu", "1,4"}, {"packages", "affected"}, {"packages", "./a ./b"},
+		{"env", "A\nB=c d"}, {"export", "bencher=a.json\ngab=b.json"}, {"measure", "time,instructions"},
+		{"bench", "Encode"}, {"shard", "2/3"}, {"max-time", "20m"}, {"policy", "ci/b.yml"},
+	} {
+		value := strings.ReplaceAll(tc.value, `\n`, "\n")
+		flag := ""
+		for _, s := range Settings {
+			if s.Input == tc.name {
+				flag = s.Flag
+			}
+		}
+		args := []string{"run", "--base", "main", "--out", "o"}
+		for _, v := range strings.Split(value, "\n") {
+			args = append(args, "--"+flag+"="+v)
+		}
+		want, err := Parse(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_BASE": "main", InputEnv(tc.name): value}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What the input and the flag share, apart from how they were given.
+		want.Command, want.Head, want.Format, want.Out, want.Given, got.Given = got.Command, got.Head, got.Format, got.Out, nil, nil
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("input %s %q (-flag +input):\n%s", tc.name, value, diff)
+		}
 	}
 }
 

@@ -1,0 +1,157 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Reference is docs/reference.md: the commands, every flag, every action
+// input and the exit statuses, written from Settings (go generate
+// ./internal/config writes the file; a test keeps it current).
+func Reference() []byte {
+	var b bytes.Buffer
+	b.WriteString(`# Reference: commands, flags, action inputs, exit status
+
+<!-- Generated from internal/config/settings.go by go generate ./internal/config. Do not edit. -->
+
+` + "`benchgate -h`" + ` prints the same flags. A flag may come before, after or between
+the positional arguments, with one or two dashes; a boolean flag is given
+alone (` + "`--pin`" + `) or with a value (` + "`--confirm=false`" + `).
+
+## Commands
+
+| command | what it does | flags |
+|---|---|---|
+`)
+	for _, c := range commands {
+		var names []string
+		for _, f := range Flags {
+			if slices.Contains(f.Commands, c.name) {
+				names = append(names, "`"+dashes(f.Flag)+"`")
+			}
+		}
+		flags := strings.Join(names, ", ")
+		switch {
+		case c.name == "action":
+			flags = "none: the [inputs](#action-inputs)"
+		case flags == "":
+			flags = "none"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.synopsis, cell(c.help), flags)
+	}
+
+	b.WriteString(`
+## Flags
+
+| flag | meaning | default | commands | action input |
+|---|---|---|---|---|
+`)
+	for _, f := range Flags {
+		input := ""
+		if f.Input != "" {
+			input = "`" + f.Input + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Spelling(), cell(f.Help), code(f.Default), strings.Join(f.Commands, ", "), input)
+	}
+
+	b.WriteString(`
+## Action inputs
+
+The runner passes every input to the container as ` + "`INPUT_<NAME>`" + ` (upper case,
+hyphens kept: ` + "`INPUT_COMMENT-KEY`" + `); an input the workflow leaves out has the
+default below. An input refuses a value in its flag's words:
+` + "`input count: \"0\": must be at least 1`" + `.
+
+| input | meaning | default | flag |
+|---|---|---|---|
+`)
+	for _, s := range Settings {
+		if s.Input == "" {
+			continue
+		}
+		flag := ""
+		if s.Flag != "" {
+			flag = "`" + dashes(s.Flag) + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Input, cell(s.InputHelp()), code(s.InputDefault), flag)
+	}
+
+	b.WriteString(`
+## Exit status
+
+| status | meaning |
+|---|---|
+`)
+	for _, e := range exitStatuses {
+		m := e.words
+		if e.more != "" {
+			m += ": " + e.more
+		}
+		fmt.Fprintf(&b, "| %d | %s |\n", e.code, cell(m))
+	}
+	b.WriteString(`
+Every error is one line on stderr naming the flag, input, ref, file (with
+` + "`file:line`" + ` for benchmark-format errors) or package at fault.
+`)
+	return b.Bytes()
+}
+
+// dashes is how a flag's name is typed: "--count", "-C".
+func dashes(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// code is a default in a code span; "" for none.
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + s + "`"
+}
+
+// cell escapes text for a Markdown table cell: the pipe ends the cell,
+// "<" could open HTML, "*" emphasis.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "<", "&lt;", "*", `\*`).Replace(s)
+}
+
+// ActionInputs returns action.yml with its inputs block, from the line
+// "inputs:" to the next top-level key, written from Settings; the rest of
+// the file is kept as it is.
+func ActionInputs(actionYML []byte) ([]byte, error) {
+	start := bytes.Index(actionYML, []byte("\ninputs:\n"))
+	if start < 0 {
+		return nil, errors.New(`no line "inputs:"`)
+	}
+	start++
+	end := len(actionYML)
+	for i := start + len("inputs:\n"); i < len(actionYML); {
+		line, _, _ := bytes.Cut(actionYML[i:], []byte("\n"))
+		if len(line) > 0 && line[0] != ' ' && line[0] != '#' {
+			end = i
+			break
+		}
+		i += len(line) + 1
+	}
+	var b bytes.Buffer
+	b.Write(actionYML[:start])
+	b.WriteString("inputs:\n")
+	for _, s := range Settings {
+		if s.Input == "" {
+			continue
+		}
+		fmt.Fprintf(&b, "  %s:\n    description: >-\n", s.Input)
+		b.WriteString(wrap("      ", s.InputHelp(), "      ", 80))
+		fmt.Fprintf(&b, "    default: %s\n", strconv.Quote(s.InputDefault))
+	}
+	b.WriteString("\n")
+	b.Write(actionYML[end:])
+	return b.Bytes(), nil
+}
