@@ -48,7 +48,7 @@ RUN apt-get update \
 # this unprivileged user, never as root beside benchgate: it cannot read
 # benchgate's environment or memory, the runner's file-command files or the
 # Docker socket. Its home and Go caches are under
-# /github/home/.cache/benchgate-sandbox (see the README's caching recipe).
+# /github/home/.cache/benchgate-sandbox (see docs/action.md, "Caching").
 RUN groupadd --system --gid 65532 benchgate-sandbox \
  && useradd --system --uid 65532 --gid 65532 --no-create-home \
       --home-dir /nonexistent --shell /usr/sbin/nologin benchgate-sandbox

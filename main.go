@@ -11,8 +11,8 @@
 //	benchgate compare BASE.txt HEAD.txt [flags]
 //	benchgate demo
 //
-// docs/reference.md lists every flag and action input; README.md shows the
-// report formats and the GitHub Action.
+// See README.md, and docs/ for the flags (docs/reference.md), the report
+// formats (docs/reports.md) and the GitHub Action (docs/action.md).
 package main
 
 import (

@@ -15,7 +15,7 @@ import (
 // TestBadInput is every documented kind of bad input in one table: each
 // gets exit status 2 and exactly one line on stderr naming the flag, input,
 // ref or file at fault, and leaves the checkout exactly as it was. The
-// messages are listed in the README's "Failure modes". It takes a second
+// messages are listed in docs/failures.md. It takes a second
 // or two (one case builds a test binary), so it runs without BENCHGATE_E2E.
 func TestBadInput(t *testing.T) {
 	if testing.Short() {
@@ -115,7 +115,7 @@ func TestBadInput(t *testing.T) {
 			lines := strings.Split(strings.TrimRight(stderr.String(), "\n"), "\n")
 			if tc.args[0] == "action" {
 				// The action prints everything on stdout, between its
-				// workflow commands (see the README's security section).
+				// workflow commands (see docs/security.md).
 				lines = nil
 				for _, l := range strings.Split(strings.TrimRight(stdout.String(), "\n"), "\n") {
 					if !strings.HasPrefix(l, "::") {

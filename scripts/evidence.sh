@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # evidence.sh [RUNS]
 #
-# The sensitivity evidence of the README ("How benchgate decides", "The
-# evidence"): a synthetic module whose head does exactly 3 %, 5 % and 10 %
+# The sensitivity evidence of docs/evidence.md ("Sensitivity: planted
+# changes under a switching hog"): a synthetic module whose head does exactly 3 %, 5 % and 10 %
 # more work in three benchmarks (Planted03, Planted05, Planted10: the same
 # loop, 10000 → 10300, 10500, 11000 iterations, counts held in variables so
 # both binaries have the same code) and the same work in SAME others

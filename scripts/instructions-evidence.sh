@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # instructions-evidence.sh [RUNS]
 #
-# The instruction lane's evidence (README, "The instruction lane"): a
+# The instruction lane's evidence (docs/instructions.md): a
 # synthetic module whose head does exactly 1 %, 2 % and 5 % more and 5 %
 # less work in four benchmarks (Plus01, Plus02, Plus05, Minus05: the same
 # loop, 20000 → 20200, 20400, 21000 and 19000 iterations, counts held in
