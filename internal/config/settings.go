@@ -61,7 +61,7 @@ var Settings = []Setting{
 	{Input: "merge", set: func(c *Config, s string) error { c.MergeDirs = strings.Fields(s); return nil },
 		Help: "with mode merge, the shards' result directories, space-separated (shell globs allowed, e.g. shards/*), relative to the workspace"},
 	{Input: "pr-number", act: prNumber,
-		Help: "comment on this pull request instead of the event's: for a workflow_run job that posts the report of a pull request's run (mode merge over the run's shard directory); see the README's fork recipe; on workflow_run the comment is written only if the pull request's head commit and repository are the event's workflow_run.head_sha and head_repository"},
+		Help: "comment on this pull request instead of the event's: for a workflow_run job that posts the report of a pull request's run (mode merge over the run's shard directory); see docs/action.md#pull-requests-from-forks; on workflow_run the comment is written only if the pull request's head commit and repository are the event's workflow_run.head_sha and head_repository"},
 	{Input: "accept-label", act: func(a *Action, s string) error { a.AcceptLabel = s; return nil },
 		Help: `a pull request label that accepts the regressions of the commit it was added for: a run of the pull_request "labeled" event for this label reports them as accepted by whoever added it (the event's sender) and they do not fail the gate; a push after the label gates again ("accepted by a label older than this commit") until someone adds the label again, so add "labeled" to on.pull_request.types; empty: no label accepts`},
 	{Input: "allow-privileged-events", InputDefault: "false", act: allowPrivileged,
