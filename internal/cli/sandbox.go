@@ -14,7 +14,8 @@ import (
 	"github.com/benchgate/benchgate/internal/sandbox"
 )
 
-// Environment variables of the action's sandbox user (see docs/security.md): which user the change's code runs as, and where its
+// Environment variables of the action's sandbox user (see
+// docs/security.md): which user the change's code runs as, and where its
 // home and Go caches live.
 const (
 	envSandboxUser = "BENCHGATE_SANDBOX_USER" // a user name or UID:GID; default benchgate-sandbox
