@@ -96,3 +96,18 @@ func TestHeldOutVerdict(t *testing.T) {
 		}
 	}
 }
+
+// The held-out pull request's terminal report fits a 100-column terminal,
+// brief and verbose: no line is wider.
+func TestHeldOutTerminalFits(t *testing.T) {
+	v, m := heldOutVerdict(t)
+	for _, brief := range []bool{true, false} {
+		out := Text(v, m, TextOptions{Width: 100, Brief: brief})
+		for l := range strings.Lines(out) {
+			l = strings.TrimRight(l, "\n")
+			if w := textWidth(l); w > 100 {
+				t.Errorf("brief %v: a line of %d columns: %s", brief, w, l)
+			}
+		}
+	}
+}
