@@ -76,7 +76,7 @@ func TestBadInput(t *testing.T) {
 		{"threshold abc", repo, []string{"run", "--base", "HEAD~1", "--threshold", "abc"}, nil, `--threshold "abc": want a percentage such as 5%`},
 		{"threshold 0.05 ambiguous", repo, []string{"run", "--base", "HEAD~1", "--threshold", "0.05"}, nil, `--threshold "0.05": ambiguous`},
 		{"alpha outside (0,1)", repo, []string{"run", "--base", "HEAD~1", "--alpha", "1.5"}, nil, `--alpha "1.5": must be between 0 and 1, exclusive`},
-		{"invalid regexp", repo, []string{"run", "--base", "HEAD~1", "--bench", "a("}, nil, `--bench: invalid regular expression "a("`},
+		{"invalid regexp", repo, []string{"run", "--base", "HEAD~1", "--bench", "a("}, nil, `--bench "a(": invalid regular expression: missing closing )`},
 		{"shard 3/2", repo, []string{"run", "--base", "HEAD~1", "--shard", "3/2", "--out", "x"}, nil, `--shard "3/2": shard index must be between 1 and 2`},
 		{"unknown flag", repo, []string{"run", "--base", "HEAD~1", "--frob"}, nil, `unknown flag --frob`},
 		{"ref that does not exist", repo, []string{"run", "--base", "nope"}, nil, `--base nope: ref "nope" not found`},
