@@ -424,6 +424,9 @@ func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err erro
 // confirm-head.txt beside the others.
 func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta, r *rules) error {
 	rounds := sess.Result().Rounds
+	if rounds == 0 {
+		return nil // no timed rounds (the instruction lane alone): no time row to confirm
+	}
 	screened := rounds
 	if a.cfg.MaxTime > 0 {
 		// An adaptive run's rounds follow its budget; --count sets the
