@@ -197,12 +197,25 @@ type change struct {
 // without need). A target above a needed path (the sandbox home, the
 // temporary directory, GOROOT) stays searchable but loses its read and write
 // bits along the way to it, and every entry beside the way is closed.
-// What cannot be closed (owned by u, on a read-only mount, chmod refused)
-// is listed in Closed.Open. Nothing of u may run while Close works: the
+// A target below a directory u cannot search is left as it is. What
+// cannot be closed (owned by u, on a read-only mount, chmod refused) is
+// listed in Closed.Open. Nothing of u may run while Close works: the
 // paths are the runner's, which u could not replace anyway.
 func Close(targets []Target, needed []string, u User) *Closed {
 	c := &Closed{}
-	for _, s := range plan(targets, needed) {
+	steps := plan(targets, needed)
+	// A target below a directory u cannot search is out of its reach
+	// already (Docker's own mounts under /var/lib/docker, 0710): left as it
+	// is, like a path whose access u does not have. Judged before anything
+	// is closed.
+	var reachable []bool
+	for _, s := range steps {
+		reachable = append(reachable, Reachable(filepath.Dir(s.Path), u) == nil)
+	}
+	for i, s := range steps {
+		if !reachable[i] {
+			continue
+		}
 		if len(s.keep) == 0 {
 			c.close(s.Path, s.ReadOnly, u)
 			continue

@@ -216,6 +216,12 @@ func TestCloseReopen(t *testing.T) {
 	os.Mkdir(shared, 0o1770)
 	os.Chmod(shared, os.ModeSticky|0o770)
 	os.Chown(shared, 0, u.GID)
+	// A mount below a directory the user cannot search (Docker's
+	// overlays under /var/lib/docker, 0710): out of reach, not touched.
+	private := filepath.Join(root, "private")
+	os.Mkdir(private, 0o710)
+	merged := filepath.Join(private, "merged")
+	os.Mkdir(merged, 0o755)
 	tmp := filepath.Join(root, "home", "tmp-benchgate")
 	os.Mkdir(tmp, 0o711)
 
@@ -228,7 +234,7 @@ func TestCloseReopen(t *testing.T) {
 	for _, n := range []string{"workspace", "runner_temp", "file_commands", "workflow", "home", "docker.sock", "owned", "shared"} {
 		targets = append(targets, Target{Path: filepath.Join(root, n)})
 	}
-	targets = append(targets, Target{Path: roDir, ReadOnly: true})
+	targets = append(targets, Target{Path: roDir, ReadOnly: true}, Target{Path: merged})
 	c := Close(targets, []string{home, tmp}, u)
 
 	wantOpen := []Open{{owned, "owned by the sandbox user 65542"}, {roDir, "on a read-only mount"}}
@@ -236,6 +242,9 @@ func TestCloseReopen(t *testing.T) {
 		t.Errorf("Open (-want +got):\n%s", diff)
 	}
 	after := modes(t, root)
+	if after[merged] != before[merged] {
+		t.Errorf("a mount out of the user's reach was changed: %o, ctime changed %v", after[merged][0], after[merged][1] != before[merged][1])
+	}
 	if after[sock] != before[sock] {
 		t.Errorf("the socket closed to the user anyway was changed: %o, ctime changed %v", after[sock][0], after[sock][1] != before[sock][1])
 	}
