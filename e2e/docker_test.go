@@ -11,8 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -21,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -145,10 +149,11 @@ func dockerHeadFile(t *testing.T, name string) string {
 // package of testdata/action_hostile.txtar, which the test puts in spy/ of
 // the module.
 var hostileFiles = map[string]string{
-	"origin/lib.go":      "spy/lib.go",
-	"origin/lib_test.go": "spy/lib_test.go",
-	"origin/spy_test.go": "spy/spy_test.go",
-	"head_loud_test.go":  "spy/loud_test.go",
+	"origin/lib.go":       "spy/lib.go",
+	"origin/lib_test.go":  "spy/lib_test.go",
+	"origin/spy_test.go":  "spy/spy_test.go",
+	"head_loud_test.go":   "spy/loud_test.go",
+	"docker_walk_test.go": "spy/walk_test.go",
 }
 
 // laneSpy is the hostile pull request's addition to the stable package
@@ -196,10 +201,13 @@ type dockerTest struct {
 	created []string // image ids this test's build made
 	keep    bool
 
-	fake  *githubtest.Server
-	token string
+	fake     *githubtest.Server
+	token    string
+	attacker *attacker // where run 5's walking spy sends what it found
 
 	origin, ws, home, filecmds string
+	runnerTemp, workflow       string
+	credentials                string // checkout v6's credentials file, host path
 	mounts                     []dockerMount
 	gitEnv                     []string
 	containers                 []string
@@ -223,14 +231,20 @@ type dockerMount struct{ host, container string }
 //	BENCHGATE_DOCKER=1 go test -count=1 -run TestDocker -timeout 40m ./e2e/
 //
 // BENCHGATE_DOCKER_KEEP=1 keeps the temporary directory and the image.
+// BENCHGATE_DOCKER_RUNS=5,6 runs only the runs listed (the setup is the
+// same; run 2 needs run 1's comment, run 3 run 2's).
 //
 // The scenario is a pull request on a small Go module: the PR makes one
 // benchmark about 4x slower and adds one allocation to another; a third, in a
 // sub-package, is unchanged. The origin repository has main, the PR branch and
 // GitHub's test merge commit (refs/pull/7/merge); the workspace is a depth-1
 // checkout of that merge commit, fetched by SHA as actions/checkout does, with
-// the token persisted in .git/config, and owned by uid 1001 (the runner user)
-// while the container runs as root.
+// the token persisted the way both checkout v4 (in .git/config) and v6 (in
+// $RUNNER_TEMP/git-credentials-<uuid>.config, 0644, which .git/config
+// includes) persist it, and owned by uid 1001 (the runner user) while the
+// container runs as root. The mounts are the runner's, /github/home,
+// /github/workflow and /github/file_commands in /github/runner_temp on the
+// host.
 //
 //	run 1  pull_request: exit 1, job summary, step outputs, report JSON, one
 //	       sticky comment; only the inputs a user would set, the rest default,
@@ -249,7 +263,16 @@ type dockerMount struct{ host, container string }
 //	       credentials, print forged workflow commands (also in a failing
 //	       run's message and in sub-benchmark names), in the time lane and
 //	       under valgrind in the instruction lane: nothing leaks, no forged
-//	       command would run, the verdict is the real one
+//	       command would run, the verdict is the real one; and one more
+//	       benchmark reads every file the sandbox user can read (but /proc,
+//	       /sys and /dev), every /proc/*/environ and /proc/*/cmdline, for
+//	       the token, its basic-auth form and the job's secrets, and sends
+//	       its record to a server of the test's (the network is open): it
+//	       finds nothing, the server receives no secret, and the record
+//	       shows it read the image's files, its home, the worktree and /proc
+//	run 6  the PR's head commit, by its author under a maintainer's name,
+//	       says Benchgate-Accept: . : at the action's default inputs, exit 1
+//	       and the regressions stay regressions
 //
 // After every run the workspace must be exactly as checked out: no changed or
 // untracked files but benchgate-report.json, no extra worktrees, nothing owned
@@ -265,6 +288,10 @@ func TestDocker(t *testing.T) {
 	}
 	if out, err := exec.Command("docker", "info").CombinedOutput(); err != nil {
 		t.Fatalf("BENCHGATE_DOCKER=1 but no Docker engine answers (../shared/tools/docker-golang-image.sh starts one): %v\n%s", err, lastLines(string(out), 10))
+	}
+	selected, err := selectedRuns(os.Getenv("BENCHGATE_DOCKER_RUNS"), 6)
+	if err != nil {
+		t.Fatal(err)
 	}
 
 	// Stop early enough to remove the containers: on a signal, and a minute
@@ -289,12 +316,46 @@ func TestDocker(t *testing.T) {
 	start := time.Now()
 	d.setup(t)
 
-	t.Run("1_pull_request", d.run1)
-	t.Run("2_same_comment_edited", d.run2)
-	t.Run("3_fork_read_only_token", d.run3)
-	t.Run("4_pull_request_target_refused", d.run4)
-	t.Run("5_hostile_pull_request", d.run5)
+	runs := []struct {
+		name string
+		run  func(*testing.T)
+	}{
+		{"1_pull_request", d.run1},
+		{"2_same_comment_edited", d.run2},
+		{"3_fork_read_only_token", d.run3},
+		{"4_pull_request_target_refused", d.run4},
+		{"5_hostile_pull_request", d.run5},
+		{"6_forged_trailer_author", d.run6},
+	}
+	if !selected[1] {
+		d.reportInWS = "benchgate-report.json" // what run 1 checks that the output names
+	}
+	for i, r := range runs {
+		if selected[i+1] {
+			t.Run(r.name, r.run)
+		}
+	}
 	t.Logf("%d checks passed, %d failed, in %v", d.passed, d.failed, time.Since(start).Round(time.Second))
+}
+
+// selectedRuns reads BENCHGATE_DOCKER_RUNS: run numbers separated by
+// commas, or empty for all n runs.
+func selectedRuns(sel string, n int) (map[int]bool, error) {
+	runs := map[int]bool{}
+	if sel == "" {
+		for i := 1; i <= n; i++ {
+			runs[i] = true
+		}
+		return runs, nil
+	}
+	for _, f := range strings.Split(sel, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || i < 1 || i > n {
+			return nil, fmt.Errorf("BENCHGATE_DOCKER_RUNS=%s: want run numbers from 1 to %d, separated by commas", sel, n)
+		}
+		runs[i] = true
+	}
+	return runs, nil
 }
 
 // check counts a check and fails t unless ok.
@@ -363,18 +424,22 @@ func (d *dockerTest) dockerQuiet(args ...string) {
 
 // setup builds the image, starts the fake API and builds the repositories.
 func (d *dockerTest) setup(t *testing.T) {
-	for _, dir := range []string{"ws", "home", "workflow", "filecmds", "runnertemp", "logs"} {
-		if err := os.MkdirAll(filepath.Join(d.tmp, dir), 0o755); err != nil {
+	// The runner's layout: home, workflow and file commands are in the
+	// runner's temporary directory on the host, each mounted on its own
+	// too, so that the sandbox user could reach them by two paths.
+	d.origin, d.ws, d.runnerTemp = filepath.Join(d.tmp, "origin"), filepath.Join(d.tmp, "ws"), filepath.Join(d.tmp, "runnertemp")
+	d.home, d.workflow, d.filecmds = filepath.Join(d.runnerTemp, "_github_home"), filepath.Join(d.runnerTemp, "_github_workflow"), filepath.Join(d.runnerTemp, "_runner_file_commands")
+	for _, dir := range []string{d.ws, d.home, d.workflow, d.filecmds, filepath.Join(d.tmp, "logs")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	d.origin, d.ws, d.home, d.filecmds = filepath.Join(d.tmp, "origin"), filepath.Join(d.tmp, "ws"), filepath.Join(d.tmp, "home"), filepath.Join(d.tmp, "filecmds")
 	d.mounts = []dockerMount{
 		{d.ws, "/github/workspace"},
 		{d.home, "/github/home"},
-		{filepath.Join(d.tmp, "workflow"), "/github/workflow"},
+		{d.workflow, "/github/workflow"},
 		{d.filecmds, "/github/file_commands"},
-		{filepath.Join(d.tmp, "runnertemp"), "/github/runner_temp"},
+		{d.runnerTemp, "/github/runner_temp"},
 		{d.origin, d.origin}, // the workspace's remote, file://ORIGIN
 	}
 	d.build(t)
@@ -432,19 +497,58 @@ func (d *dockerTest) setup(t *testing.T) {
 	t.Logf("main %s, PR head %s, merge %s", d.mainTip, d.prHead, d.merge)
 
 	// The workspace, as actions/checkout leaves it for a pull_request event,
-	// with its default persist-credentials: the token in .git/config.
+	// with its default persist-credentials.
 	d.git(t, d.ws, "init", "-q")
 	d.git(t, d.ws, "remote", "add", "origin", "file://"+o)
 	d.checkout(t)
-	d.git(t, d.ws, "config", "--local", "http.https://github.com/.extraheader",
-		"AUTHORIZATION: basic "+base64.StdEncoding.EncodeToString([]byte("x-access-token:"+d.token)))
+	d.persistCredentials(t)
 	d.chown(t, d.ws, runnerUID)
+	d.chown(t, d.runnerTemp, runnerUID)
 	if os.Geteuid() != 0 {
 		d.chown(t, o, 0) // the container (root) fetches from it
 	}
 
-	d.events["pr"] = d.prEvent(t, "owner", false)
-	d.events["fork"] = d.prEvent(t, "contributor", true)
+	d.events["pr"] = d.prEvent(t, "owner", false, d.prHead)
+	d.events["fork"] = d.prEvent(t, "contributor", true, d.prHead)
+}
+
+// persistCredentials leaves the token where actions/checkout's default
+// persist-credentials does, in both of its layouts at once: v4's, the
+// basic-auth header in .git/config; and v6's (src/git-auth-helper.ts,
+// configureToken), the header in $RUNNER_TEMP/git-credentials-<uuid>.config,
+// written by git config --file and then rewritten (0644, in the runner
+// user's 0755 directory), included by .git/config for the host's and the
+// container's paths of the repository and of its worktrees.
+func (d *dockerTest) persistCredentials(t *testing.T) {
+	header := "AUTHORIZATION: basic " + base64.StdEncoding.EncodeToString([]byte("x-access-token:"+d.token))
+	d.git(t, d.ws, "config", "--local", "http.https://github.com/.extraheader", header)
+
+	u := dockerRandomHex(t, 16)
+	name := fmt.Sprintf("git-credentials-%s-%s-%s-%s-%s.config", u[:8], u[8:12], u[12:16], u[16:20], u[20:])
+	d.credentials = filepath.Join(d.runnerTemp, name)
+	placeholder := "AUTHORIZATION: basic ***"
+	d.git(t, "", "config", "--file", d.credentials, "http.https://github.com/.extraheader", placeholder)
+	data, err := os.ReadFile(d.credentials)
+	if err != nil || bytes.Count(data, []byte(placeholder)) != 1 {
+		t.Fatalf("checkout v6's credentials file %s: %v\n%s", d.credentials, err, data)
+	}
+	if err := os.WriteFile(d.credentials, bytes.Replace(data, []byte(placeholder), []byte(header), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(os.Chmod(d.credentials, 0o644), os.Chmod(d.runnerTemp, 0o755)); err != nil {
+		t.Fatal(err)
+	}
+	for _, git := range [][2]string{
+		{filepath.Join(d.ws, ".git"), d.credentials},
+		{"/github/workspace/.git", "/github/runner_temp/" + name},
+	} {
+		d.git(t, d.ws, "config", "--local", "includeIf.gitdir:"+git[0]+".path", git[1])
+		d.git(t, d.ws, "config", "--local", "includeIf.gitdir:"+git[0]+"/worktrees/*.path", git[1])
+	}
+	// Both layouts take effect (here through the host's paths).
+	if got := d.git(t, d.ws, "config", "--includes", "--get-all", "http.https://github.com/.extraheader"); got != header+"\n"+header {
+		t.Fatalf("the persisted credentials: git config --get-all http.https://github.com/.extraheader shows %q, want the header twice (.git/config and the included %s)", got, name)
+	}
 }
 
 // build builds the action's image under a tag of its own and records the
@@ -637,19 +741,19 @@ type (
 )
 
 // prEvent is the payload of a pull_request event for the PR, opened by
-// author from author/repo, a fork or not.
-func (d *dockerTest) prEvent(t *testing.T, author string, fork bool) []byte {
+// author from author/repo, a fork or not, whose head commit is head.
+func (d *dockerTest) prEvent(t *testing.T, author string, fork bool, head string) []byte {
 	org := ghUser{Login: dockerOwner, ID: 9919, Type: "Organization"}
 	user := ghUser{Login: author, ID: 583231, Type: "User"}
 	base := ghRepo{ID: 700000001, Name: "repo", FullName: dockerRepo, Owner: org, DefaultBranch: "main"}
-	head := ghRepo{ID: 700000002, Name: "repo", FullName: author + "/repo", Owner: user, Fork: fork, DefaultBranch: "main"}
+	headRepo := ghRepo{ID: 700000002, Name: "repo", FullName: author + "/repo", Owner: user, Fork: fork, DefaultBranch: "main"}
 	ev := ghPullRequestEvent{
-		Action: "synchronize", Number: dockerPR, Before: d.prBase, After: d.prHead,
+		Action: "synchronize", Number: dockerPR, Before: d.prBase, After: head,
 		PullRequest: ghPullRequest{
 			URL: fmt.Sprintf("https://api.github.com/repos/%s/pulls/%d", dockerRepo, dockerPR),
 			ID:  2100000007, Number: dockerPR, State: "open", Title: "Mix harder", User: user,
 			Body: "Makes Mix slower and Join allocate.", MergeCommitSHA: d.merge,
-			Head:              ghBranch{Label: author + ":slower", Ref: "slower", SHA: d.prHead, User: user, Repo: head},
+			Head:              ghBranch{Label: author + ":slower", Ref: "slower", SHA: head, User: user, Repo: headRepo},
 			Base:              ghBranch{Label: dockerOwner + ":main", Ref: "main", SHA: d.prBase, User: org, Repo: base},
 			AuthorAssociation: "CONTRIBUTOR", Commits: 1,
 		},
@@ -739,7 +843,7 @@ func (d *dockerTest) runAction(t *testing.T, n int, eventName, event, sha, ref s
 	t.Helper()
 	d.notStopped(t, n)
 	name := fmt.Sprintf("benchgate-e2e-%d-%s-%d", os.Getpid(), filepath.Base(d.tmp), n)
-	dockerWriteFile(t, filepath.Join(d.tmp, "workflow", "event.json"), d.events[event])
+	dockerWriteFile(t, filepath.Join(d.workflow, "event.json"), d.events[event])
 	cmdFile := func(kind string) string {
 		p := filepath.Join(d.filecmds, fmt.Sprintf("%s_%d", kind, n))
 		dockerWriteFile(t, p, nil)
@@ -908,11 +1012,12 @@ type dockerReport struct {
 		FailOnFailure bool     `json:"fail_on_failure"`
 	} `json:"policy"`
 	Benchmarks []struct {
-		Package string          `json:"package"`
-		Name    string          `json:"name"`
-		Unit    string          `json:"unit"`
-		Status  string          `json:"status"`
-		Reason  json.RawMessage `json:"reason"`
+		Package  string          `json:"package"`
+		Name     string          `json:"name"`
+		Unit     string          `json:"unit"`
+		Status   string          `json:"status"`
+		Accepted bool            `json:"accepted"`
+		Reason   json.RawMessage `json:"reason"`
 	} `json:"benchmarks"`
 }
 
@@ -1144,6 +1249,10 @@ func (d *dockerTest) run5(t *testing.T) {
 	dockerWriteFile(t, filepath.Join(o, "stable", "lane_spy_test.go"), []byte(laneSpy))
 	// What the spy tries to write to (it runs in its package's directory).
 	dockerWriteFile(t, filepath.Join(o, "spy", "targets.txt"), []byte("/github/file_commands/*\n/github/workspace/.git/config\n/github/workflow/event.json\n"))
+	// Where the walking spy sends what it found (the network is open).
+	d.attacker = newAttacker()
+	t.Cleanup(d.attacker.Close)
+	dockerWriteFile(t, filepath.Join(o, "spy", "attacker.txt"), []byte(d.attacker.URL+"\n"))
 	d.git(t, o, "add", "-A")
 	d.git(t, o, "commit", "-q", "-m", "benchmarks that try to steal the token")
 	d.merge = d.mergePR(t, "hostile", d.git(t, o, "rev-parse", "hostile")) // checkWorkspace compares HEAD with it
@@ -1213,6 +1322,180 @@ func (d *dockerTest) run5(t *testing.T) {
 	d.check(t, len(onStderr) == 0, "run 5: nothing on stderr holds a command %q", onStderr)
 	sandboxed := ownedBy(d.home, sandboxUID)
 	d.check(t, len(sandboxed) == 0, "run 5: the sandbox's home is given back to the runner user %q", sandboxed)
+	d.checkWalk(t)
+	d.finish(t, r)
+}
+
+// attacker is the server the walking spy of run 5 (docker_walk_test.go
+// of action_hostile.txtar) sends its record to, over the network the
+// sandbox leaves open: POST /walk stores the first record, GET /walk
+// returns it to the spy's later processes (404 before).
+type attacker struct {
+	*httptest.Server
+	mu     sync.Mutex
+	record []byte
+	bodies [][]byte // every request body received
+}
+
+func newAttacker() *attacker {
+	a := &attacker{}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.bodies = append(a.bodies, body)
+		switch {
+		case r.URL.Path != "/walk":
+			http.NotFound(w, r)
+		case r.Method == http.MethodPost && a.record == nil:
+			a.record = body
+		case r.Method == http.MethodGet && a.record != nil:
+			w.Write(a.record)
+		case r.Method == http.MethodGet:
+			http.NotFound(w, r)
+		}
+	}))
+	return a
+}
+
+// received returns the record and every body the attacker received.
+func (a *attacker) received() ([]byte, [][]byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.record, slices.Clone(a.bodies)
+}
+
+// checkWalk checks the walking spy's record of run 5: it read the
+// container's files, its own home, the pull request's worktree and /proc,
+// and found no secret; and nothing the attacker received holds one.
+func (d *dockerTest) checkWalk(t *testing.T) {
+	t.Helper()
+	record, bodies := d.attacker.received()
+	if !d.check(t, record != nil, "run 5: the walking spy sent its record to the attacker's server (%d requests)", len(bodies)) {
+		return
+	}
+	w := parseWalk(string(record))
+	t.Logf("run 5: the walking spy's record:\n%s", w.summary())
+	header := base64.StdEncoding.EncodeToString([]byte("x-access-token:" + d.token))
+	secret := regexp.QuoteMeta(d.token) + "|" + regexp.QuoteMeta(header)
+	for _, s := range dockerSecrets {
+		secret += "|" + regexp.QuoteMeta(s)
+	}
+	var texts []string
+	for _, b := range bodies {
+		texts = append(texts, string(b))
+	}
+	stolen := linesMatching(regexp.MustCompile(secret), texts...)
+	d.check(t, len(stolen) == 0, "run 5: the attacker's server received no secret %q", firstLines(stolen, 5))
+	d.check(t, len(w.leaks) == 0, "run 5: the walking spy found no secret in the files it could read, /proc/*/environ or /proc/*/cmdline %q", w.leaks)
+	d.check(t, w.n["read"] >= 10000 && w.areas["/usr"] > 0 && w.areas["/etc"] > 0,
+		"run 5: the walk read the container's files: %d, in /usr %d, in /etc %d", w.n["read"], w.areas["/usr"], w.areas["/etc"])
+	d.check(t, w.n["home"] >= 10 && strings.HasPrefix(w.paths["home"], "/github/home/"),
+		"run 5: the walk read its home, the sandbox's part of /github/home (%s): %d files", w.paths["home"], w.n["home"])
+	files := len(strings.Fields(d.git(t, d.ws, "ls-tree", "-r", "--name-only", d.merge)))
+	d.check(t, w.n["tree"] >= files, "run 5: the walk read the pull request's worktree (%s): %d files, of the commit's %d", w.paths["tree"], w.n["tree"], files)
+	d.check(t, w.n["environ"] >= 1 && w.n["cmdline"] >= 2 && strings.Contains(w.paths["pid1"], "benchgate"),
+		"run 5: the walk read /proc: %d environ, %d cmdline files, PID 1's (%q) among them", w.n["environ"], w.n["cmdline"], w.paths["pid1"])
+}
+
+// walkRecord is the walking spy's record: counts, paths, the areas of the
+// file system it read (/github/X or a top-level directory), the
+// directories it could not list, and the LEAK lines.
+type walkRecord struct {
+	n             map[string]int
+	paths         map[string]string
+	areas         map[string]int
+	closed, leaks []string
+	lines         []string
+}
+
+// parseWalk reads a record, a fact per line: "read N bytes N large N
+// denied N capped B took D", "home N PATH", "tree N PATH", "proc environ N
+// cmdline N", "pid1 CMDLINE", "area N PATH", "closed PATH", "open PATH"
+// (a readable file under /github outside its home), "LEAK ...".
+func parseWalk(text string) walkRecord {
+	w := walkRecord{n: map[string]int{}, paths: map[string]string{}, areas: map[string]int{}}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		w.lines = append(w.lines, line)
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		switch f[0] {
+		case "LEAK":
+			w.leaks = append(w.leaks, line)
+		case "closed":
+			w.closed = append(w.closed, f[1])
+		case "pid1":
+			w.paths["pid1"] = strings.TrimPrefix(line, "pid1 ")
+		case "area", "home", "tree":
+			n, _ := strconv.Atoi(f[1])
+			if f[0] == "area" && len(f) > 2 {
+				w.areas[f[2]] = n
+			} else {
+				w.n[f[0]] = n
+				w.paths[f[0]] = strings.Join(f[2:], " ")
+			}
+		case "read", "proc": // name-value pairs, after "proc"
+			pairs := f
+			if f[0] == "proc" {
+				pairs = f[1:]
+			}
+			for i := 0; i+1 < len(pairs); i += 2 {
+				w.n[pairs[i]], _ = strconv.Atoi(pairs[i+1])
+			}
+		}
+	}
+	return w
+}
+
+// summary is the record without its long lists, for the log.
+func (w walkRecord) summary() string {
+	var keep []string
+	for _, l := range w.lines {
+		if !strings.HasPrefix(l, "closed ") && !strings.HasPrefix(l, "area ") {
+			keep = append(keep, "  "+l)
+		}
+	}
+	return strings.Join(keep, "\n") + fmt.Sprintf("\n  areas %v\n  closed %q", w.areas, w.closed)
+}
+
+// run6 is a pull request whose head commit, made by its author under a
+// maintainer's name, says Benchgate-Accept: . at the action's default
+// inputs: the regressions stay regressions.
+func (d *dockerTest) run6(t *testing.T) {
+	d.notStopped(t, 6)
+	o := d.origin
+	d.git(t, o, "checkout", "-q", "-b", "forged", d.prHead)
+	d.git(t, o, "commit", "-q", "--allow-empty", "--author=Trusted Maintainer <maintainer@example.org>",
+		"-m", "Accept the slowdown\n\nBenchgate-Accept: .")
+	head := d.git(t, o, "rev-parse", "forged")
+	author := d.git(t, o, "log", "-1", "--format=%an <%ae>", head)
+	if author != "Trusted Maintainer <maintainer@example.org>" {
+		t.Fatalf("the forged commit's author is %q", author)
+	}
+	d.merge = d.mergePR(t, "forged", head)
+	d.checkout(t)
+	d.chown(t, d.ws, runnerUID)
+	d.events["forged"] = d.prEvent(t, "owner", false, head)
+
+	inputs := d.runnerInputs()
+	r := d.runAction(t, 6, "pull_request", "forged", d.merge, fmt.Sprintf("refs/pull/%d/merge", dockerPR), inputs)
+	d.check(t, r.rc == 1, "run 6: exit status 1: the head commit's Benchgate-Accept trailer, under a maintainer's forged name, accepts nothing at the action's default inputs (accept-trailers %q); got %d", inputs["accept-trailers"], r.rc)
+	verdict, _ := r.output("verdict")
+	d.check(t, verdict == "fail", "run 6: output verdict=fail (got %q)", verdict)
+	rep := readReport(t, filepath.Join(d.ws, "benchgate-report.json"))
+	d.check(t, rep.hasBenchmark("Mix", func(_, unit, status string) bool { return unit == "sec/op" && status == "regression" }),
+		"run 6: report JSON: Mix sec/op is a regression:%s", rep.rows("Mix", "sec/op"))
+	d.check(t, rep.hasBenchmark("Join", func(_, unit, status string) bool { return unit == "allocs/op" && status == "regression" }),
+		"run 6: report JSON: Join allocs/op is a regression:%s", rep.rows("Join", "allocs/op"))
+	var accepted []string
+	for _, b := range rep.Benchmarks {
+		if b.Accepted {
+			accepted = append(accepted, b.Name+" "+b.Unit)
+		}
+	}
+	d.check(t, len(accepted) == 0, "run 6: report JSON: no regression is accepted %q", accepted)
 	d.finish(t, r)
 }
 
