@@ -189,7 +189,7 @@ func init() {
 var dockerSecrets = []string{"ghs_github_secret_e2e", "rt_runtime_secret_e2e", "oidc_request_secret_e2e"}
 
 // mixRow matches a Markdown table row of the slowed benchmark, loosely:
-// "| Mix-2 | sec/op | ...", names in code spans or not.
+// "| ❌ | `Mix-2` | sec/op | ...", the name in a code span or not.
 var mixRow = regexp.MustCompile("(?m)^\\|.*\\|[^|\n]*Mix[^|\n]*\\|\\s*sec/op\\s*\\|")
 
 // dockerTest is the state of TestDocker, shared by its runs.
