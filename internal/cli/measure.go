@@ -150,52 +150,16 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		BinDir:     filepath.Join(tmp, "bin"),
 		Env:        sb.Env(),
 		Credential: sb.Credential(),
-		// The caches become read-only before the change's code runs.
-		Built:    sb.Seal,
-		LogDir:   logDir,
-		Progress: a.progress(),
-		Ignore:   j.rules.ignore(),
-		NoWarmUp: !a.timeLane(j),
-	}
-	opts.Plan = func(units []runner.Unit) {
-		if !a.timeLane(j) {
-			return // no timed rounds to advise on
-		}
-		m := 0
-		for _, u := range units {
-			if u.Sides[0] && u.Sides[1] {
-				m++
-			}
-		}
-		if w, ok := gate.CountAdvice(a.cfg.Count, m, a.policy(j.rules)); ok {
-			advice := report.WarningText(w)
-			meta.Notes = append(meta.Notes, advice)
-			if !a.cfg.Quiet {
-				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", advice)
-			}
-		}
+		LogDir:     logDir,
+		Progress:   a.progress(),
+		Ignore:     j.rules.ignore(),
+		NoWarmUp:   !a.timeLane(j),
 	}
 	var manifest *shard.Manifest
 	if !a.cfg.Shard.IsZero() {
 		manifest = &shard.Manifest{Shard: a.cfg.Shard, BaseSHA: baseSHA, HeadSHA: headSHA, PRHeadSHA: j.prHead, Tool: "benchgate " + Version, Settings: a.settings()}
-		opts.Select = func(units []runner.Unit) []runner.Unit {
-			for _, u := range units {
-				manifest.All = append(manifest.All, u.ID())
-			}
-			mine := shard.Assign(units, a.cfg.Shard)
-			for _, u := range mine {
-				manifest.Assigned = append(manifest.Assigned, u.ID())
-			}
-			if !a.cfg.Quiet {
-				fmt.Fprintf(a.env.Stderr, "benchgate: shard %s: %d of %d benchmarks\n", a.cfg.Shard, len(mine), len(units))
-			}
-			return mine
-		}
 	}
-
-	sess, runErr := runner.Prepare(ctx,
-		runner.Side{Name: "base", Dir: trees[0].Dir()},
-		runner.Side{Name: "head", Dir: trees[1].Dir()}, opts)
+	sess, runErr := a.prepare(ctx, trees, opts, sb, manifest, j, &meta)
 	if sess != nil {
 		a.noteToolchains(&meta, sess.Result().GoVersion)
 	}
@@ -287,6 +251,67 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	return a.conclude(*v, meta, j.dest)
 }
 
+// prepare is the runner's session in its steps: build both sides, seal
+// the sandbox (the caches become read-only before the change's code runs),
+// discover and calibrate, pick a shard's part (manifest, when sharded),
+// advise on the count, and warm the chosen units up.
+func (a *app) prepare(ctx context.Context, trees [2]*gitrev.Worktree, opts runner.Options, sb *prison, manifest *shard.Manifest, j job, meta *report.Meta) (*runner.Session, error) {
+	sess, err := runner.Build(ctx,
+		runner.Side{Name: "base", Dir: trees[0].Dir()},
+		runner.Side{Name: "head", Dir: trees[1].Dir()}, opts)
+	if err != nil {
+		return sess, err
+	}
+	if err := sb.Seal(); err != nil {
+		return sess, err
+	}
+	units, err := sess.Discover(ctx)
+	if err != nil {
+		return sess, err
+	}
+	if manifest != nil {
+		units = a.assign(units, manifest)
+	}
+	if a.timeLane(j) {
+		// Only timed rounds need advice on their count.
+		if w, ok := gate.CountAdvice(a.cfg.Count, bothSides(units), a.policy(j.rules)); ok {
+			advice := report.WarningText(w)
+			meta.Notes = append(meta.Notes, advice)
+			if !a.cfg.Quiet {
+				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", advice)
+			}
+		}
+	}
+	return sess, sess.Prepare(ctx, units)
+}
+
+// assign picks a shard's part of the units (deterministic: every shard
+// discovers the same units) and records both in its manifest.
+func (a *app) assign(units []runner.Unit, manifest *shard.Manifest) []runner.Unit {
+	for _, u := range units {
+		manifest.All = append(manifest.All, u.ID())
+	}
+	mine := shard.Assign(units, a.cfg.Shard)
+	for _, u := range mine {
+		manifest.Assigned = append(manifest.Assigned, u.ID())
+	}
+	if !a.cfg.Quiet {
+		fmt.Fprintf(a.env.Stderr, "benchgate: shard %s: %d of %d benchmarks\n", a.cfg.Shard, len(mine), len(units))
+	}
+	return mine
+}
+
+// bothSides counts the units present on base and head.
+func bothSides(units []runner.Unit) int {
+	m := 0
+	for _, u := range units {
+		if u.Sides[0] && u.Sides[1] {
+			m++
+		}
+	}
+	return m
+}
+
 // adaptive runs rounds until every benchmark's time/op is decided (a
 // significant change at a planned look, or shown to be within the
 // threshold) or the --max-time budget is spent. The looks are planned from
@@ -298,13 +323,7 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 	budget := a.cfg.MaxTime - sess.Result().Elapsed
 	round := max(sess.Result().RoundTime, time.Millisecond)
 	maxRounds := min(max(int(budget/round), 2), 200)
-	m := 0
-	for _, u := range sess.Units() {
-		if u.Sides[0] && u.Sides[1] {
-			m++
-		}
-	}
-	looks := gate.PlanAdaptive(maxRounds, m, a.policy(rl))
+	looks := gate.PlanAdaptive(maxRounds, bothSides(sess.Units()), a.policy(rl))
 	if !a.cfg.Quiet {
 		fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
 			a.cfg.MaxTime, round.Round(time.Millisecond), maxRounds, looks)
