@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
@@ -349,17 +348,10 @@ func (a *app) run(ctx context.Context, dir string) outcome {
 	})
 }
 
-// timingNote says where the time went: builds, benchmark processes, and
-// benchgate's own overhead (everything else).
-func timingNote(res *runner.Result) string {
-	over := res.Elapsed - res.BuildTime - res.ProcessTime
-	pct := 0.0
-	if res.Elapsed > 0 {
-		pct = 100 * float64(over) / float64(res.Elapsed)
-	}
-	return fmt.Sprintf("time: %s in all: building %s, %d benchmark processes %s (counted runs %s), benchgate itself %s (%.1f%%)",
-		res.Elapsed.Round(time.Millisecond), res.BuildTime.Round(time.Millisecond), res.Processes,
-		res.ProcessTime.Round(time.Millisecond), res.RunTime.Round(time.Millisecond), over.Round(time.Millisecond), pct)
+// timing says where the time went: builds, benchmark processes, and
+// benchgate itself.
+func timing(res *runner.Result) *report.Timing {
+	return &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes}
 }
 
 // goModule checks that dir is inside a Go module: that it or a directory

@@ -165,9 +165,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	}
 	var res *runner.Result
 	if runErr == nil && a.cfg.MaxTime > 0 {
-		var note string
-		note, runErr = a.adaptive(ctx, sess, bf, hf, rawBase, rawHead, j.rules)
-		meta.Notes = append(meta.Notes, note)
+		meta.Run.Adaptive, runErr = a.adaptive(ctx, sess, bf, hf, rawBase, rawHead, j.rules)
 		meta.Count = sess.Result().Rounds
 	} else if runErr == nil && a.timeLane(j) {
 		runErr = sess.Measure(ctx, sess.Units(), 1, a.cfg.Count, bf, hf)
@@ -197,7 +195,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		return a.failf(ExitUsage, "--bench %q matched no benchmarks in %s on either side", a.cfg.Bench, strings.Join(packages, " "))
 	case ctx.Err() != nil && res != nil && res.Rounds > 0:
 		meta.Partial = true
-		meta.Notes = append(meta.Notes, fmt.Sprintf("cancelled after %d of %d rounds: this report is partial", res.Rounds, a.cfg.Count))
+		meta.Run.Cancelled = &report.Cancelled{Rounds: res.Rounds, Of: a.cfg.Count}
 		fmt.Fprintf(a.env.Stderr, "benchgate: cancelled after %d of %d rounds; writing a partial report\n", res.Rounds, a.cfg.Count)
 	case ctx.Err() != nil:
 		return a.failf(ExitTool, "cancelled before the first round completed; nothing to report")
@@ -206,16 +204,14 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	}
 	if manifest != nil {
 		if a.cfg.Shard.Count > 1 {
-			meta.Notes = append(meta.Notes, fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", a.cfg.Shard, len(manifest.Assigned), len(manifest.All)))
+			meta.Run.Shard = &report.ShardPart{Shard: a.cfg.Shard.String(), Assigned: len(manifest.Assigned), All: len(manifest.All)}
 		}
 		if len(manifest.Assigned) == 0 {
 			return a.conclude(gate.Judge(nil, nil, a.policy(j.rules)), meta, j.dest)
 		}
 	}
-	for _, s := range res.Skipped {
-		meta.Notes = append(meta.Notes, "skipped "+s)
-	}
-	meta.Notes = append(meta.Notes, timingNote(res))
+	meta.Run.Skipped = res.Skipped
+	meta.Run.Timing = timing(res)
 	rl = j.rules.withIgnored(res.Ignored)
 	// What the verdict reads is kept beside the raw files: the failures
 	// (a shard's manifest has written them) and the rules, so that
@@ -275,10 +271,9 @@ func (a *app) prepare(ctx context.Context, trees [2]*gitrev.Worktree, opts runne
 	if a.timeLane(j) {
 		// Only timed rounds need advice on their count.
 		if w, ok := gate.CountAdvice(a.cfg.Count, bothSides(units), a.policy(j.rules)); ok {
-			advice := report.WarningText(w)
-			meta.Notes = append(meta.Notes, advice)
+			meta.Run.CountAdvice = &w
 			if !a.cfg.Quiet {
-				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", advice)
+				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", report.WarningText(w))
 			}
 		}
 	}
@@ -318,7 +313,7 @@ func bothSides(units []runner.Unit) int {
 // the budget and the cost of one round (the warm-up), and every one is paid
 // for in the p-values (gate.Policy.Looks), so the false-positive rate stays
 // at alpha however early a benchmark stops.
-func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.File, rawBase, rawHead string, rl *rules) (string, error) {
+func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.File, rawBase, rawHead string, rl *rules) (*report.Adaptive, error) {
 	start := time.Now()
 	budget := a.cfg.MaxTime - sess.Result().Elapsed
 	round := max(sess.Result().RoundTime, time.Millisecond)
@@ -333,7 +328,7 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 	line := "looks: " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(looks)), ","), "[]") + "\n"
 	for _, f := range []*os.File{bf, hf} {
 		if _, err := io.WriteString(f, line); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	active := sess.Units()
@@ -342,11 +337,11 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 	for r < maxRounds && len(active) > 0 {
 		r++
 		if err := sess.Measure(ctx, active, r, 1, bf, hf); err != nil {
-			return fmt.Sprintf("adaptive: stopped in round %d", r), err
+			return &report.Adaptive{Stopped: r}, err
 		}
 		v, err := a.lookFiles(rawBase, rawHead, rl)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		var still []runner.Unit
 		for _, u := range active {
@@ -361,20 +356,11 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 			break
 		}
 	}
-	note := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, looks after rounds %v; ", a.cfg.MaxTime, r, maxRounds, time.Since(start).Round(time.Second), looks)
-	var parts []string
+	ad := &report.Adaptive{MaxTime: a.cfg.MaxTime, Rounds: r, MaxRounds: maxRounds, Elapsed: time.Since(start), Looks: looks, Undecided: len(active)}
 	for _, k := range slices.Sorted(maps.Keys(decidedAt)) {
-		parts = append(parts, fmt.Sprintf("%d after round %d", decidedAt[k], k))
+		ad.Decided = append(ad.Decided, report.Decided{Round: k, Count: decidedAt[k]})
 	}
-	if len(parts) > 0 {
-		note += "benchmarks decided early: " + strings.Join(parts, ", ")
-	} else {
-		note += "no benchmark was decided early"
-	}
-	if len(active) > 0 {
-		note += fmt.Sprintf("; %d undecided when the budget ran out", len(active))
-	}
-	return note, nil
+	return ad, nil
 }
 
 // lookFiles runs the interim analysis on the raw files so far and returns
@@ -491,13 +477,12 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 		if err := sess.Measure(ctx, units, rounds+1, fresh, bf, hf); err != nil {
 			if ctx.Err() != nil {
 				meta.Partial = true
-				meta.Notes = append(meta.Notes, "cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
+				meta.Run.Cancelled = &report.Cancelled{Confirmation: true}
 				return nil
 			}
 			return err
 		}
-		meta.Notes = append(meta.Notes, fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
-			len(units), gate.PromisingP, fresh))
+		meta.Run.Confirmation = &report.Confirmation{Rows: len(units), Rounds: fresh, PromisingP: gate.PromisingP}
 	}
 	bf.Close()
 	hf.Close()

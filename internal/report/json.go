@@ -47,7 +47,7 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		Failures:     make([]jsonFailure, 0, len(v.Failures)),
 		Scaling:      make([]jsonScaling, 0, len(v.Scaling)),
 		Warnings:     make([]jsonWarning, 0, len(v.Warnings)+len(m.Warnings)+1),
-		Notes:        append([]string{}, m.Notes...),
+		Notes:        append(append([]string{}, m.Run.Lines()...), m.Notes...),
 	}
 	if v.Pass {
 		doc.Verdict = "pass"

@@ -1,0 +1,174 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/gate"
+)
+
+// Run is what a run learned while it measured, as facts: figures, no
+// words. The report words them in "How the run was made", as it words the
+// gate's reasons; the zero Run says nothing.
+type Run struct {
+	// CountAdvice warns that --count cannot reach alpha (gate.CountAdvice).
+	CountAdvice *gate.Warning
+	Adaptive    *Adaptive
+	Lane        *Lane
+	Cancelled   *Cancelled
+	Shard       *ShardPart
+	// Skipped are what the runner found nothing to measure in, as it says
+	// ("importpath: reason"; untrusted: they name the change's code).
+	Skipped      []string
+	Timing       *Timing
+	Confirmation *Confirmation
+}
+
+// Adaptive is the --max-time run: its rounds, its looks and when its
+// benchmarks were decided.
+type Adaptive struct {
+	MaxTime   time.Duration
+	Rounds    int // rounds run
+	MaxRounds int // the most the budget allowed
+	Elapsed   time.Duration
+	Looks     []int
+	// Decided counts the benchmarks decided early per round, by round.
+	Decided []Decided
+	// Undecided is how many were still undecided when the budget ran out.
+	Undecided int
+	// Stopped is the round an error (cancellation) stopped, 0 if none.
+	Stopped int
+}
+
+// Decided is how many benchmarks an adaptive run decided after a round.
+type Decided struct{ Round, Count int }
+
+// Lane is the instruction lane's cost beside what came before it.
+type Lane struct {
+	Benchmarks, Repeats, Processes int
+	Elapsed                        time.Duration
+	// Before is the time of the builds and calibration (and the time
+	// lane, unless Only) before the lane.
+	Before      time.Duration
+	Only        bool // no time lane
+	Unavailable int  // benchmarks the lane could not count
+}
+
+// Cancelled says where a cancellation stopped the run.
+type Cancelled struct {
+	Rounds, Of int // rounds completed of the planned
+	// Confirmation: it stopped the confirmation re-run, after the screen.
+	Confirmation bool
+}
+
+// ShardPart is one matrix job's part of the suite.
+type ShardPart struct {
+	Shard         string // "2/4"
+	Assigned, All int
+}
+
+// Timing is where a run's time went.
+type Timing struct {
+	Elapsed, Build, Processes, Counted time.Duration
+	Count                              int // benchmark processes
+}
+
+// Confirmation is the re-run of the promising time rows.
+type Confirmation struct {
+	Rows, Rounds int
+	PromisingP   float64
+}
+
+// Lines words the facts, one line each, in the order a run learns them.
+func (r Run) Lines() []string {
+	var out []string
+	for _, l := range r.items() {
+		out = append(out, Plain(l))
+	}
+	return out
+}
+
+// items are the facts' lines as spans.
+func (r Run) items() [][]Span {
+	var out [][]Span
+	add := func(s string) { out = append(out, []Span{txt(s)}) }
+	if r.CountAdvice != nil {
+		out = append(out, warningSpans(*r.CountAdvice, nil))
+	}
+	if a := r.Adaptive; a != nil {
+		add(adaptiveText(*a))
+	}
+	if l := r.Lane; l != nil {
+		add(laneText(*l))
+	}
+	if c := r.Cancelled; c != nil {
+		if c.Confirmation {
+			add("cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
+		} else {
+			add(fmt.Sprintf("cancelled after %d of %d rounds: this report is partial", c.Rounds, c.Of))
+		}
+	}
+	if s := r.Shard; s != nil {
+		add(fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", s.Shard, s.Assigned, s.All))
+	}
+	for _, s := range r.Skipped {
+		out = append(out, []Span{txt("skipped "), prose(s)})
+	}
+	if t := r.Timing; t != nil {
+		add(timingText(*t))
+	}
+	if c := r.Confirmation; c != nil {
+		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+			c.Rows, c.PromisingP, c.Rounds))
+	}
+	return out
+}
+
+func adaptiveText(a Adaptive) string {
+	if a.Stopped > 0 {
+		return fmt.Sprintf("adaptive: stopped in round %d", a.Stopped)
+	}
+	s := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, looks after rounds %v; ", a.MaxTime, a.Rounds, a.MaxRounds, a.Elapsed.Round(time.Second), a.Looks)
+	var parts []string
+	for _, d := range a.Decided {
+		parts = append(parts, fmt.Sprintf("%d after round %d", d.Count, d.Round))
+	}
+	if len(parts) > 0 {
+		s += "benchmarks decided early: " + strings.Join(parts, ", ")
+	} else {
+		s += "no benchmark was decided early"
+	}
+	if a.Undecided > 0 {
+		s += fmt.Sprintf("; %d undecided when the budget ran out", a.Undecided)
+	}
+	return s
+}
+
+func laneText(l Lane) string {
+	what := "the builds, calibration and time lane before it"
+	if l.Only {
+		what = "the builds and calibration before it"
+	}
+	per := ""
+	if l.Benchmarks > 0 {
+		per = fmt.Sprintf(", %s per benchmark", (l.Elapsed / time.Duration(l.Benchmarks)).Round(100*time.Millisecond))
+	}
+	s := fmt.Sprintf("instruction lane: %d benchmarks counted under valgrind (callgrind), %d runs per side each: %d processes, %s%s (%s: %s)",
+		l.Benchmarks, l.Repeats, l.Processes, l.Elapsed.Round(100*time.Millisecond), per, what, l.Before.Round(100*time.Millisecond))
+	if l.Unavailable > 0 {
+		s += fmt.Sprintf("; %d unavailable", l.Unavailable)
+	}
+	return s
+}
+
+func timingText(t Timing) string {
+	over := t.Elapsed - t.Build - t.Processes
+	pct := 0.0
+	if t.Elapsed > 0 {
+		pct = 100 * float64(over) / float64(t.Elapsed)
+	}
+	return fmt.Sprintf("time: %s in all: building %s, %d benchmark processes %s (counted runs %s), benchgate itself %s (%.1f%%)",
+		t.Elapsed.Round(time.Millisecond), t.Build.Round(time.Millisecond), t.Count,
+		t.Processes.Round(time.Millisecond), t.Counted.Round(time.Millisecond), over.Round(time.Millisecond), pct)
+}

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchgate/benchgate/internal/gate"
+)
+
+// TestRunLines words each run fact, in the order a run learns them.
+func TestRunLines(t *testing.T) {
+	r := Run{
+		Adaptive:     &Adaptive{MaxTime: time.Minute, Rounds: 6, MaxRounds: 20, Elapsed: 42 * time.Second, Looks: []int{3, 6, 20}, Decided: []Decided{{Round: 3, Count: 2}, {Round: 6, Count: 1}}, Undecided: 1},
+		Lane:         &Lane{Benchmarks: 2, Repeats: 3, Processes: 12, Elapsed: 4 * time.Second, Before: 10 * time.Second, Only: true, Unavailable: 1},
+		Cancelled:    &Cancelled{Rounds: 3, Of: 10},
+		Shard:        &ShardPart{Shard: "2/4", Assigned: 3, All: 11},
+		Skipped:      []string{"example.com/m/a: no benchmarks match --bench"},
+		Timing:       &Timing{Elapsed: 10 * time.Second, Build: 2 * time.Second, Processes: 7 * time.Second, Counted: 5 * time.Second, Count: 40},
+		Confirmation: &Confirmation{Rows: 2, Rounds: 10, PromisingP: 0.2},
+	}
+	want := []string{
+		"adaptive (--max-time 1m0s): 6 of up to 20 rounds in 42s, looks after rounds [3 6 20]; benchmarks decided early: 2 after round 3, 1 after round 6; 1 undecided when the budget ran out",
+		"instruction lane: 2 benchmarks counted under valgrind (callgrind), 3 runs per side each: 12 processes, 4s, 2s per benchmark (the builds and calibration before it: 10s); 1 unavailable",
+		"cancelled after 3 of 10 rounds: this report is partial",
+		"shard 2/4: 3 of 11 benchmarks; the verdict comes from benchgate merge",
+		"skipped example.com/m/a: no benchmarks match --bench",
+		"time: 10s in all: building 2s, 40 benchmark processes 7s (counted runs 5s), benchgate itself 1s (10.0%)",
+		"confirmation: 2 promising time row(s) (raw p < 0.2, a change of at least half the threshold) re-run for 10 fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+	}
+	if diff := cmp.Diff(want, r.Lines()); diff != "" {
+		t.Errorf("Lines (-want +got):\n%s", diff)
+	}
+	if got := (Run{Adaptive: &Adaptive{Stopped: 4}, Cancelled: &Cancelled{Confirmation: true}}).Lines(); !cmp.Equal(got, []string{
+		"adaptive: stopped in round 4",
+		"cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed",
+	}) {
+		t.Errorf("stopped and cancelled confirmation: %q", got)
+	}
+	if got := (Run{}).Lines(); len(got) != 0 {
+		t.Errorf("the zero Run says %q, want nothing", got)
+	}
+}
+
+// TestRunInReport puts the run's facts in "How the run was made", before
+// the other notes, and into the JSON report's notes.
+func TestRunInReport(t *testing.T) {
+	m := Meta{BaseRef: "main", HeadRef: "HEAD", Count: 10, Notes: []string{"a caller's note"},
+		Run: Run{Shard: &ShardPart{Shard: "1/2", Assigned: 1, All: 2}}}
+	v := gate.Verdict{Pass: true}
+	var md strings.Builder
+	if err := WriteMarkdown(&md, Build(v, m), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	shardAt, noteAt := strings.Index(s, "shard 1/2: 1 of 2 benchmarks"), strings.Index(s, "a caller's note")
+	if shardAt < 0 || noteAt < 0 || shardAt > noteAt {
+		t.Errorf("the shard fact (at %d) should come before the note (at %d):\n%s", shardAt, noteAt, s)
+	}
+	js, err := JSON(v, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"notes": [
+    "shard 1/2: 1 of 2 benchmarks; the verdict comes from benchgate merge",
+    "a caller's note"`) {
+		t.Errorf("JSON notes:\n%s", js)
+	}
+}
