@@ -17,6 +17,7 @@ import (
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -145,7 +146,7 @@ func (a *app) compare() int {
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
-	v, err := a.verdict(in, nil, r)
+	v, err := a.judging(r).Verdict(in, nil)
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", oneLine(err))
 	}
@@ -162,7 +163,7 @@ func (a *app) compareDir(dir string) int {
 	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
 		return a.errorf(ExitUsage, "compare: %s is not a directory: give two files, BASE.txt and HEAD.txt, or a run's --out directory", dir)
 	}
-	in, err := keptInputs(path, dir)
+	in, err := pipeline.ReadDir(path, dir)
 	if err != nil {
 		return a.errorf(ExitUsage, "compare: %v", oneLine(err))
 	}
@@ -172,7 +173,7 @@ func (a *app) compareDir(dir string) int {
 	}
 	if !a.cfg.Given["policy"] && !a.cfg.Given["accept"] {
 		rec := filepath.Join(path, judgeFile)
-		data, err := readKept(rec)
+		data, err := pipeline.ReadKept(rec)
 		if err != nil {
 			return a.errorf(ExitUsage, "compare: %v", err)
 		}
@@ -182,31 +183,13 @@ func (a *app) compareDir(dir string) int {
 			}
 		}
 	}
-	v, err := a.judgeRaw(in, r)
+	v, err := a.judging(r).Raw(in)
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", oneLine(err))
 	}
-	meta := report.Meta{RawDir: dir, BaseRef: in.screen[0].name, HeadRef: in.screen[1].name}
+	meta := report.Meta{RawDir: dir, BaseRef: in.Screen[0].Name, HeadRef: in.Screen[1].Name}
 	meta.Policy = policyMeta(r, *v)
 	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
-}
-
-// verdict runs statistics and the gate on two benchfmt inputs.
-func (a *app) verdict(in [2]stats.Input, failures []gate.Failure, r *rules) (*gate.Verdict, error) {
-	set, err := stats.Load(in[0], in[1])
-	if err != nil {
-		return nil, err
-	}
-	set.Estimator = a.cfg.Estimator
-	p := a.policy(r)
-	p.Looks = set.Looks
-	cmps := stats.CompareAlpha(set, 0.95, p.Alpha)
-	a.laneDefault(&p, cmps)
-	v := gate.Judge(cmps, failures, p)
-	for _, w := range set.Warnings {
-		v.Warnings = append(v.Warnings, gate.Warning{Code: gate.WarnInput, Detail: w})
-	}
-	return &v, nil
 }
 
 // conclude writes the reports to d and maps the verdict to the exit status.

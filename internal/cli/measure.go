@@ -16,6 +16,7 @@ import (
 	"github.com/benchgate/benchgate/internal/affected"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
@@ -339,7 +340,7 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 		if err := sess.Measure(ctx, active, r, 1, bf, hf); err != nil {
 			return &report.Adaptive{Stopped: r}, err
 		}
-		v, err := a.lookFiles(rawBase, rawHead, rl)
+		v, err := a.look(rawBase, rawHead, rl)
 		if err != nil {
 			return nil, err
 		}
@@ -363,59 +364,6 @@ func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.Fil
 	return ad, nil
 }
 
-// lookFiles runs the interim analysis on the raw files so far and returns
-// the decided time benchmarks by unit ID (package + "." + name).
-func (a *app) lookFiles(base, head string, r *rules) (map[string]gate.Decision, error) {
-	in, closeAll, err := openInputs(base, head)
-	if err != nil {
-		return nil, err
-	}
-	defer closeAll()
-	set, err := stats.Load(in[0], in[1])
-	if err != nil {
-		return nil, err
-	}
-	set.Estimator = a.cfg.Estimator
-	p := a.policy(r)
-	p.Looks = set.Looks
-	out := map[string]gate.Decision{}
-	for k, d := range gate.Look(stats.CompareAlpha(set, 0.95, p.Alpha), p) {
-		out[k.Package+"."+k.Name] = d
-	}
-	return out, nil
-}
-
-// verdictFiles judges two raw files.
-func (a *app) verdictFiles(base, head string, failures []gate.Failure, r *rules) (*gate.Verdict, error) {
-	in, closeAll, err := openInputs(base, head)
-	if err != nil {
-		return nil, err
-	}
-	defer closeAll()
-	return a.verdict(in, failures, r)
-}
-
-// openInputs opens two raw files as statistics inputs named by their base
-// names; closeAll closes them.
-func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err error) {
-	var files []*os.File
-	closeAll = func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	for i, p := range []string{base, head} {
-		f, err := os.Open(p)
-		if err != nil {
-			closeAll()
-			return in, func() {}, err
-		}
-		files = append(files, f)
-		in[i] = stats.Input{Name: filepath.Base(p), R: f}
-	}
-	return in, closeAll, nil
-}
-
 // confirm is the confirmation stage (gate.Promising, gate.Confirm): the
 // screen v is judged again knowing that promising time rows get fresh
 // rounds (gate.ConfirmRounds: as many as the screen had, more for a suite
@@ -435,7 +383,7 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 		// confirmation's, as it did before.
 		screened = min(rounds, a.cfg.Count)
 	}
-	screen := confirmScreen(*v, screened)
+	screen := pipeline.ConfirmScreen(*v, screened)
 	*v = screen
 	flagged := map[string]bool{}
 	for _, k := range gate.Promising(screen) {
@@ -461,7 +409,7 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 	}
 	defer hf.Close()
 	for _, f := range []*os.File{bf, hf} {
-		if _, err := fmt.Fprintf(f, "%s: %d\n", screenRoundsKey, screened); err != nil {
+		if _, err := fmt.Fprintf(f, "%s: %d\n", pipeline.ScreenRoundsKey, screened); err != nil {
 			return err
 		}
 	}
@@ -486,7 +434,7 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 	}
 	bf.Close()
 	hf.Close()
-	if err := writeJSON(filepath.Join(out, confirmFailuresFile), nonNil(gateFailures(sess.Result().Failures[before:]))); err != nil {
+	if err := writeJSON(filepath.Join(out, pipeline.ConfirmFailuresFile), nonNil(gateFailures(sess.Result().Failures[before:]))); err != nil {
 		return err
 	}
 	final, err := a.judgeKept(out, r)
@@ -498,13 +446,44 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 }
 
 // judgeKept judges the raw files of the directory out as they stand
-// (judgeRaw).
+// (pipeline.Judge.Raw).
 func (a *app) judgeKept(out string, r *rules) (*gate.Verdict, error) {
-	in, err := keptInputs(out, out)
+	in, err := pipeline.ReadDir(out, out)
 	if err != nil {
 		return nil, err
 	}
-	return a.judgeRaw(in, r)
+	return a.judging(r).Raw(in)
+}
+
+// look is the interim analysis of the raw files base and head so far.
+func (a *app) look(base, head string, r *rules) (map[string]gate.Decision, error) {
+	in, closeAll, err := openInputs(base, head)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
+	return a.judging(r).Look(in)
+}
+
+// openInputs opens two raw files as statistics inputs named by their base
+// names; closeAll closes them.
+func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err error) {
+	var files []*os.File
+	closeAll = func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	for i, p := range []string{base, head} {
+		f, err := os.Open(p)
+		if err != nil {
+			closeAll()
+			return in, func() {}, err
+		}
+		files = append(files, f)
+		in[i] = stats.Input{Name: filepath.Base(p), R: f}
+	}
+	return in, closeAll, nil
 }
 
 // nonNil is fs, or an empty list: failures files hold a JSON array.

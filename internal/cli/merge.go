@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
 )
@@ -63,7 +64,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 			}
 			whys = append(whys, ws...)
 		}
-		cf, err := readFailures(dir, dir, confirmFailuresFile)
+		cf, err := pipeline.ReadFailures(dir, dir, pipeline.ConfirmFailuresFile)
 		if err != nil {
 			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
@@ -83,17 +84,17 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	if err != nil {
 		return a.failf(ExitUsage, "%v", err)
 	}
-	in := rawInputs{
-		screen:   [2]named{{"merged base.txt", raw[0].Bytes()}, {"merged head.txt", raw[1].Bytes()}},
-		failures: failures,
+	in := pipeline.Raw{
+		Screen:   [2]pipeline.File{{Name: "merged base.txt", Data: raw[0].Bytes()}, {Name: "merged head.txt", Data: raw[1].Bytes()}},
+		Failures: failures,
 	}
 	if confirm[0].Len() > 0 || confirm[1].Len() > 0 {
-		err := in.withConfirm([2]named{{"merged confirm-base.txt", confirm[0].Bytes()}, {"merged confirm-head.txt", confirm[1].Bytes()}}, confirmFailures)
+		err := in.WithConfirm([2]pipeline.File{{Name: "merged confirm-base.txt", Data: confirm[0].Bytes()}, {Name: "merged confirm-head.txt", Data: confirm[1].Bytes()}}, confirmFailures)
 		if err != nil {
 			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
 	}
-	vp, err := a.judgeRaw(in, rl)
+	vp, err := a.judging(rl).Raw(in)
 	if err != nil {
 		return a.failf(ExitUsage, "merge: %v", oneLine(err))
 	}
