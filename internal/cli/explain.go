@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"path"
@@ -15,6 +14,7 @@ import (
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/github"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
@@ -41,16 +41,7 @@ func writeExplain(out string, whys []report.Why) error {
 	if whys == nil {
 		whys = []report.Why{}
 	}
-	return writeJSON(filepath.Join(out, shard.ExplainFile), whys)
-}
-
-// writeJSON writes v, indented, to path, through no link.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return safefile.WriteFile(path, append(b, '\n'), 0o644)
+	return pipeline.WriteJSON(filepath.Join(out, shard.ExplainFile), whys)
 }
 
 // minInstructionChange is the smallest change of a function's own

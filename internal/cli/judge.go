@@ -61,7 +61,7 @@ func writeJudgeRecord(dir string, r *rules) error {
 		}
 		rec.Ignored = append(rec.Ignored, r.ignored...)
 	}
-	return writeJSON(filepath.Join(dir, judgeFile), rec)
+	return pipeline.WriteJSON(filepath.Join(dir, judgeFile), rec)
 }
 
 // recordRules reads the rules of judge.json.

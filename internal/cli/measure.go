@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +19,6 @@ import (
 	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/benchgate/benchgate/internal/sandbox"
 	"github.com/benchgate/benchgate/internal/shard"
-	"github.com/benchgate/benchgate/internal/stats"
 )
 
 // measure checks base and head out into temporary worktrees, runs the
@@ -166,7 +162,12 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	}
 	var res *runner.Result
 	if runErr == nil && a.cfg.MaxTime > 0 {
-		meta.Run.Adaptive, runErr = a.adaptive(ctx, sess, bf, hf, rawBase, rawHead, j.rules)
+		plan := pipeline.PlanAdaptive(sess, a.cfg.MaxTime, a.policy(j.rules))
+		if !a.cfg.Quiet {
+			fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
+				a.cfg.MaxTime, plan.Round.Round(time.Millisecond), plan.MaxRounds, plan.Looks)
+		}
+		meta.Run.Adaptive, runErr = pipeline.Adaptive(ctx, sess, plan, pipeline.Files{bf, hf}, a.judging(j.rules))
 		meta.Count = sess.Result().Rounds
 	} else if runErr == nil && a.timeLane(j) {
 		runErr = sess.Measure(ctx, sess.Units(), 1, a.cfg.Count, bf, hf)
@@ -218,7 +219,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	// (a shard's manifest has written them) and the rules, so that
 	// `benchgate compare DIR` judges them as this run does.
 	if manifest == nil {
-		if err := writeJSON(filepath.Join(out, shard.FailuresFile), nonNil(gateFailures(res.Failures))); err != nil {
+		if err := pipeline.WriteJSON(filepath.Join(out, shard.FailuresFile), pipeline.NonNil(pipeline.GateFailures(res.Failures))); err != nil {
 			return a.failf(ExitTool, "%v", err)
 		}
 	}
@@ -271,7 +272,7 @@ func (a *app) prepare(ctx context.Context, trees [2]*gitrev.Worktree, opts runne
 	}
 	if a.timeLane(j) {
 		// Only timed rounds need advice on their count.
-		if w, ok := gate.CountAdvice(a.cfg.Count, bothSides(units), a.policy(j.rules)); ok {
+		if w, ok := gate.CountAdvice(a.cfg.Count, pipeline.BothSides(units), a.policy(j.rules)); ok {
 			meta.Run.CountAdvice = &w
 			if !a.cfg.Quiet {
 				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", report.WarningText(w))
@@ -297,152 +298,27 @@ func (a *app) assign(units []runner.Unit, manifest *shard.Manifest) []runner.Uni
 	return mine
 }
 
-// bothSides counts the units present on base and head.
-func bothSides(units []runner.Unit) int {
-	m := 0
-	for _, u := range units {
-		if u.Sides[0] && u.Sides[1] {
-			m++
-		}
-	}
-	return m
-}
-
-// adaptive runs rounds until every benchmark's time/op is decided (a
-// significant change at a planned look, or shown to be within the
-// threshold) or the --max-time budget is spent. The looks are planned from
-// the budget and the cost of one round (the warm-up), and every one is paid
-// for in the p-values (gate.Policy.Looks), so the false-positive rate stays
-// at alpha however early a benchmark stops.
-func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.File, rawBase, rawHead string, rl *rules) (*report.Adaptive, error) {
-	start := time.Now()
-	budget := a.cfg.MaxTime - sess.Result().Elapsed
-	round := max(sess.Result().RoundTime, time.Millisecond)
-	maxRounds := min(max(int(budget/round), 2), 200)
-	looks := gate.PlanAdaptive(maxRounds, bothSides(sess.Units()), a.policy(rl))
-	if !a.cfg.Quiet {
-		fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
-			a.cfg.MaxTime, round.Round(time.Millisecond), maxRounds, looks)
-	}
-	// The looks go into the raw files, so that whoever judges them (this
-	// run, an interim look, benchgate compare later) pays for them.
-	line := "looks: " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(looks)), ","), "[]") + "\n"
-	for _, f := range []*os.File{bf, hf} {
-		if _, err := io.WriteString(f, line); err != nil {
-			return nil, err
-		}
-	}
-	active := sess.Units()
-	decidedAt := map[int]int{}
-	r := 0
-	for r < maxRounds && len(active) > 0 {
-		r++
-		if err := sess.Measure(ctx, active, r, 1, bf, hf); err != nil {
-			return &report.Adaptive{Stopped: r}, err
-		}
-		v, err := a.look(rawBase, rawHead, rl)
-		if err != nil {
-			return nil, err
-		}
-		var still []runner.Unit
-		for _, u := range active {
-			if _, done := v[u.ID()]; done {
-				decidedAt[r]++
-				continue
-			}
-			still = append(still, u)
-		}
-		active = still
-		if time.Since(start) > budget {
-			break
-		}
-	}
-	ad := &report.Adaptive{MaxTime: a.cfg.MaxTime, Rounds: r, MaxRounds: maxRounds, Elapsed: time.Since(start), Looks: looks, Undecided: len(active)}
-	for _, k := range slices.Sorted(maps.Keys(decidedAt)) {
-		ad.Decided = append(ad.Decided, report.Decided{Round: k, Count: decidedAt[k]})
-	}
-	return ad, nil
-}
-
-// confirm is the confirmation stage (gate.Promising, gate.Confirm): the
-// screen v is judged again knowing that promising time rows get fresh
-// rounds (gate.ConfirmRounds: as many as the screen had, more for a suite
-// too large for the pooled test to reach alpha otherwise); the promising
-// rows (gate.Promising: raw p < gate.PromisingP and a change of at least
-// half the threshold, either way) are re-run alone for gate.FreshRounds
-// rounds (more when their noise needs them) in a new order, numbered after
-// the screen's; and each is decided on the screen's and the fresh rounds
-// pooled, Holm-adjusted over the whole family. The screen never fails the
-// gate alone. The re-run's raw files are confirm-base.txt and
-// confirm-head.txt beside the others.
+// confirm is the confirmation stage (pipeline.PlanConfirm,
+// pipeline.Confirm): the screen v is judged again knowing that promising
+// time rows get fresh rounds, those rows are re-run alone, and each is
+// decided on the screen's and the fresh rounds pooled. The screen never
+// fails the gate alone.
 func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta, r *rules) error {
-	rounds := sess.Result().Rounds
-	screened := rounds
+	screened := sess.Result().Rounds
 	if a.cfg.MaxTime > 0 {
 		// An adaptive run's rounds follow its budget; --count sets the
 		// confirmation's, as it did before.
-		screened = min(rounds, a.cfg.Count)
+		screened = min(screened, a.cfg.Count)
 	}
-	screen := pipeline.ConfirmScreen(*v, screened)
-	*v = screen
-	flagged := map[string]bool{}
-	for _, k := range gate.Promising(screen) {
-		flagged[k.Package+"."+k.Name] = true
+	plan := pipeline.PlanConfirm(sess, *v, screened)
+	if len(plan.Units) > 0 && !a.cfg.Quiet {
+		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(plan.Units), plan.Fresh)
 	}
-	var units []runner.Unit
-	for _, u := range sess.Units() {
-		if flagged[u.ID()] {
-			units = append(units, u)
-		}
-	}
-	// The confirmation's files exist whenever the run confirms: their
-	// first line tells whoever judges them the screen's round count.
-	cbase, chead := filepath.Join(out, shard.ConfirmBaseFile), filepath.Join(out, shard.ConfirmHeadFile)
-	bf, err := safefile.Create(cbase, 0o644)
-	if err != nil {
-		return err
-	}
-	defer bf.Close()
-	hf, err := safefile.Create(chead, 0o644)
-	if err != nil {
-		return err
-	}
-	defer hf.Close()
-	for _, f := range []*os.File{bf, hf} {
-		if _, err := fmt.Fprintf(f, "%s: %d\n", pipeline.ScreenRoundsKey, screened); err != nil {
-			return err
-		}
-	}
-	before := len(sess.Result().Failures)
-	if len(units) > 0 {
-		// The promising rows' noise may ask for more rounds than the
-		// screen's plan (a small --threshold, a noisy machine).
-		fresh := gate.FreshRounds(screen, screened)
-		if !a.cfg.Quiet {
-			fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(units), fresh)
-		}
-		sess.Reseed(seed + 1)
-		if err := sess.Measure(ctx, units, rounds+1, fresh, bf, hf); err != nil {
-			if ctx.Err() != nil {
-				meta.Partial = true
-				meta.Run.Cancelled = &report.Cancelled{Confirmation: true}
-				return nil
-			}
-			return err
-		}
-		meta.Run.Confirmation = &report.Confirmation{Rows: len(units), Rounds: fresh, PromisingP: gate.PromisingP}
-	}
-	bf.Close()
-	hf.Close()
-	if err := writeJSON(filepath.Join(out, pipeline.ConfirmFailuresFile), nonNil(gateFailures(sess.Result().Failures[before:]))); err != nil {
-		return err
-	}
-	final, err := a.judgeKept(out, r)
-	if err != nil {
-		return err
-	}
-	*v = *final
-	return nil
+	c, err := pipeline.Confirm(ctx, sess, plan, out, seed, a.judging(r))
+	*v = c.Verdict
+	meta.Run.Confirmation, meta.Run.Cancelled = c.Confirmation, c.Cancelled
+	meta.Partial = meta.Partial || c.Cancelled != nil
+	return err
 }
 
 // judgeKept judges the raw files of the directory out as they stand
@@ -453,53 +329,6 @@ func (a *app) judgeKept(out string, r *rules) (*gate.Verdict, error) {
 		return nil, err
 	}
 	return a.judging(r).Raw(in)
-}
-
-// look is the interim analysis of the raw files base and head so far.
-func (a *app) look(base, head string, r *rules) (map[string]gate.Decision, error) {
-	in, closeAll, err := openInputs(base, head)
-	if err != nil {
-		return nil, err
-	}
-	defer closeAll()
-	return a.judging(r).Look(in)
-}
-
-// openInputs opens two raw files as statistics inputs named by their base
-// names; closeAll closes them.
-func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err error) {
-	var files []*os.File
-	closeAll = func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	for i, p := range []string{base, head} {
-		f, err := os.Open(p)
-		if err != nil {
-			closeAll()
-			return in, func() {}, err
-		}
-		files = append(files, f)
-		in[i] = stats.Input{Name: filepath.Base(p), R: f}
-	}
-	return in, closeAll, nil
-}
-
-// nonNil is fs, or an empty list: failures files hold a JSON array.
-func nonNil(fs []gate.Failure) []gate.Failure {
-	if fs == nil {
-		return []gate.Failure{}
-	}
-	return fs
-}
-
-func gateFailures(fs []runner.Failure) []gate.Failure {
-	var out []gate.Failure
-	for _, f := range fs {
-		out = append(out, gate.Failure{Package: f.Package, Name: f.Name, Side: f.Side, Message: f.Message, Unit: f.Unit})
-	}
-	return out
 }
 
 // settings are the measurement settings shards must agree on to be merged.
@@ -520,12 +349,12 @@ func (a *app) writeShard(dir string, m *shard.Manifest, res *runner.Result, runE
 	}
 	var failures []gate.Failure
 	if res != nil {
-		failures = gateFailures(res.Failures)
+		failures = pipeline.GateFailures(res.Failures)
 	}
 	if failures == nil {
 		failures = []gate.Failure{}
 	}
-	return writeJSON(filepath.Join(dir, shard.FailuresFile), failures)
+	return pipeline.WriteJSON(filepath.Join(dir, shard.FailuresFile), failures)
 }
 
 // affected selects the packages whose code or dependencies changed.
