@@ -305,23 +305,13 @@ func (a *app) run(ctx context.Context, dir string) outcome {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return a.failf(ExitUsage, "-C %s: not a directory", dir)
 	}
-	if err := goModule(dir); err != nil {
+	repo, shas, err := a.openRepo(ctx, dir, "", flagRef{"--base", a.cfg.Base}, flagRef{"--head", a.cfg.Head})
+	if err != nil {
 		return a.failf(ExitUsage, "%v", err)
 	}
-	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
-	if err != nil {
-		return a.failf(ExitUsage, "%s is not in a git repository: %v", dir, oneLine(err))
-	}
-	baseSHA, err := repo.Resolve(ctx, a.cfg.Base)
-	if err != nil {
-		return a.failf(ExitUsage, "--base %s: %v", a.cfg.Base, oneLine(err))
-	}
-	headSHA, err := repo.Resolve(ctx, a.cfg.Head)
-	if err != nil {
-		return a.failf(ExitUsage, "--head %s: %v", a.cfg.Head, oneLine(err))
-	}
+	baseSHA, headSHA := shas[0], shas[1]
 	if baseSHA == headSHA && !a.cfg.AllowSame {
-		return a.failf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, short(baseSHA))
+		return a.failf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, gitrev.Short(baseSHA))
 	}
 	return a.measure(ctx, repo, job{
 		base: rev{baseSHA, a.cfg.Base}, head: rev{headSHA, a.cfg.Head},
@@ -335,6 +325,32 @@ func (a *app) run(ctx context.Context, dir string) outcome {
 // benchgate itself.
 func timing(res *runner.Result) *report.Timing {
 	return &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes}
+}
+
+// flagRef is a revision as given, and the flag or input that gave it.
+type flagRef struct{ flag, ref string }
+
+// openRepo opens the repository around the Go module in dir and resolves
+// refs to commits. Every error is the user's input: it names dir (where,
+// the flag or input that gave it, first when set) or the ref's flag.
+func (a *app) openRepo(ctx context.Context, dir, where string, refs ...flagRef) (*gitrev.Repo, []string, error) {
+	if where != "" {
+		where += ": "
+	}
+	if err := goModule(dir); err != nil {
+		return nil, nil, fmt.Errorf("%s%v", where, err)
+	}
+	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s%s is not in a git repository: %v", where, dir, oneLine(err))
+	}
+	shas := make([]string, len(refs))
+	for i, r := range refs {
+		if shas[i], err = repo.Resolve(ctx, r.ref); err != nil {
+			return nil, nil, fmt.Errorf("%s %s: %v", r.flag, r.ref, oneLine(err))
+		}
+	}
+	return repo, shas, nil
 }
 
 // goModule checks that dir is inside a Go module: that it or a directory
@@ -359,13 +375,6 @@ func goModule(dir string) error {
 			return fmt.Errorf("%s is not in a Go module (no go.mod): run benchgate in the module's directory or pass -C DIR", dir)
 		}
 	}
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 // oneLine keeps error messages to one line, as documented.

@@ -53,10 +53,6 @@ type laneResult struct {
 	only bool // no time lane: the raw files hold nothing else
 }
 
-// empty reports whether the raw files hold no result at all: only the
-// lane ran, and it counted nothing (every benchmark unavailable).
-func (l laneResult) empty() bool { return l.ran && l.only && l.res != nil && l.res.Benchmarks == 0 }
-
 // instructionLane runs the lane on the session's units when job j asks for
 // it and the time lane (if any) finished, appending to the raw files, and
 // notes its cost in meta. It returns the measurement's error: runErr, or

@@ -132,7 +132,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		meta.RawBase, meta.RawHead, meta.RawDir = rawBase, rawHead, out
 	}
 	if !a.cfg.Quiet {
-		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", j.base.Label, short(baseSHA), j.head.Label, short(headSHA), seed)
+		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", j.base.Label, gitrev.Short(baseSHA), j.head.Label, gitrev.Short(headSHA), seed)
 	}
 	opts := runner.Options{
 		Packages:   packages,

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
@@ -102,7 +103,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	meta := report.Meta{Policy: policyMeta(rl, v)}
 	if len(manifests) > 0 {
 		meta.BaseSHA, meta.HeadSHA = manifests[0].BaseSHA, manifests[0].HeadSHA
-		meta.BaseRef, meta.HeadRef = short(meta.BaseSHA), short(meta.HeadSHA)
+		meta.BaseRef, meta.HeadRef = gitrev.Short(meta.BaseSHA), gitrev.Short(meta.HeadSHA)
 		meta.Count = manifests[0].Rounds
 		t.trustedCommits(&meta, manifests)
 		a.noteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo})
