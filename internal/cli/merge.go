@@ -110,8 +110,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	}
 	meta.Notes = append(meta.Notes, fmt.Sprintf("merged %d shard(s): %s", len(manifests), shardList(manifests)))
 	if meta.Explain = mergedExplain(v, whys); len(meta.Explain) > 0 {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("explain: %s from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",
-			plural(len(meta.Explain), "explanation", "explanations")))
+		meta.Run.Explain = &report.Explained{Merged: len(meta.Explain)}
 	}
 	if len(missing) > 0 || len(problems) > 0 {
 		v.Pass = false

@@ -23,6 +23,29 @@ type Run struct {
 	Skipped      []string
 	Timing       *Timing
 	Confirmation *Confirmation
+	Explain      *Explained
+}
+
+// Explained is what the explain pass did after the verdict.
+type Explained struct {
+	// Instructions is how many instructions/op changes the lane's
+	// per-function counts explain.
+	Instructions int
+	// Profiled is how many changed benchmarks were profiled, in Elapsed:
+	// the allocations of Allocs of them in AllocsTime, the CPU of CPU of
+	// them in CPUTime.
+	Profiled, Allocs, CPU        int
+	Elapsed, AllocsTime, CPUTime time.Duration
+	// Kept is the directory the counts, profiles and test binaries were
+	// kept in; "" if they were not kept.
+	Kept string
+	// Cancelled: the benchmarks not yet profiled are not explained.
+	Cancelled bool
+	// Skipped more changed benchmarks were not profiled (at most Max
+	// per run).
+	Skipped, Max int
+	// Merged is how many explanations came from the shards' passes.
+	Merged int
 }
 
 // Adaptive is the --max-time run: its rounds, its looks and when its
@@ -121,6 +144,44 @@ func (r Run) items() [][]Span {
 	if c := r.Confirmation; c != nil {
 		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
 			c.Rows, c.PromisingP, c.Rounds))
+	}
+	if e := r.Explain; e != nil {
+		for _, l := range explainedText(*e) {
+			add(l)
+		}
+	}
+	return out
+}
+
+func explainedText(e Explained) []string {
+	var out []string
+	if e.Instructions > 0 {
+		s := "explain: " + plural(e.Instructions, "instructions/op change", "instructions/op changes") + " from the instruction lane's per-function counts"
+		if e.Kept != "" {
+			s += "; counts kept in " + e.Kept + " as pprof profiles"
+		}
+		out = append(out, s)
+	}
+	if e.Cancelled {
+		out = append(out, "explain: cancelled; the benchmarks not yet profiled are not explained")
+	}
+	if e.Profiled > 0 {
+		round := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+		s := fmt.Sprintf("explain: profiled %s after the verdict in %s (allocations of %d in %s, CPU of %d in %s)",
+			plural(e.Profiled, "changed benchmark", "changed benchmarks"), round(e.Elapsed), e.Allocs, round(e.AllocsTime), e.CPU, round(e.CPUTime))
+		if e.Kept != "" {
+			s += "; profiles and test binaries kept in " + e.Kept
+		} else {
+			s += "; the profiles were not kept (--out DIR keeps them, with the test binaries, for go tool pprof)"
+		}
+		out = append(out, s)
+	}
+	if e.Skipped > 0 {
+		out = append(out, fmt.Sprintf("explain: %s not profiled (at most %d per run)", plural(e.Skipped, "more changed benchmark", "more changed benchmarks"), e.Max))
+	}
+	if e.Merged > 0 {
+		out = append(out, fmt.Sprintf("explain: %s from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",
+			plural(e.Merged, "explanation", "explanations")))
 	}
 	return out
 }

@@ -39,6 +39,15 @@ func TestRunLines(t *testing.T) {
 	}) {
 		t.Errorf("stopped and cancelled confirmation: %q", got)
 	}
+	ex := Run{Explain: &Explained{Instructions: 1, Kept: "out/explain", Profiled: 2, Allocs: 1, CPU: 2, Elapsed: 3 * time.Second, AllocsTime: time.Second, CPUTime: 2 * time.Second, Skipped: 3, Max: 10, Merged: 1}}
+	if diff := cmp.Diff([]string{
+		"explain: 1 instructions/op change from the instruction lane's per-function counts; counts kept in out/explain as pprof profiles",
+		"explain: profiled 2 changed benchmarks after the verdict in 3s (allocations of 1 in 1s, CPU of 2 in 2s); profiles and test binaries kept in out/explain",
+		"explain: 3 more changed benchmarks not profiled (at most 10 per run)",
+		"explain: 1 explanation from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",
+	}, ex.Lines()); diff != "" {
+		t.Errorf("explain (-want +got):\n%s", diff)
+	}
 	if got := (Run{}).Lines(); len(got) != 0 {
 		t.Errorf("the zero Run says %q, want nothing", got)
 	}
