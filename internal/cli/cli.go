@@ -16,11 +16,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/gitrev"
-	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
-	"github.com/benchgate/benchgate/internal/runner"
-	"github.com/benchgate/benchgate/internal/stats"
 )
 
 // Exit statuses.
@@ -121,75 +117,6 @@ func (a *app) path(p string) string {
 		return p
 	}
 	return filepath.Join(a.env.Dir, p)
-}
-
-// compare judges two existing benchfmt files, or a run's --out directory.
-func (a *app) compare() int {
-	if a.cfg.CompareDir != "" {
-		return a.compareDir(a.cfg.CompareDir)
-	}
-	var in [2]stats.Input
-	for i, name := range a.cfg.Files {
-		path := name
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(a.env.Dir, path)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, errors.Unwrap(err))
-		}
-		defer f.Close()
-		in[i] = stats.Input{Name: name, R: f}
-	}
-	meta := report.Meta{RawBase: a.cfg.Files[0], RawHead: a.cfg.Files[1], BaseRef: a.cfg.Files[0], HeadRef: a.cfg.Files[1]}
-	r, err := a.fileRules()
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", err)
-	}
-	v, err := a.judging(r).Verdict(in, nil)
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", oneLine(err))
-	}
-	meta.Policy = policyMeta(r, *v)
-	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
-}
-
-// compareDir judges the raw files a run kept in dir (--out) as the run
-// judged them: the screen, the confirmation's files and failures, and the
-// rules it kept in judge.json (the policy file in force and the
-// acceptances), unless --policy or --accept are given.
-func (a *app) compareDir(dir string) int {
-	path := a.path(dir)
-	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-		return a.errorf(ExitUsage, "compare: %s is not a directory: give two files, BASE.txt and HEAD.txt, or a run's --out directory", dir)
-	}
-	in, err := pipeline.ReadDir(path, dir)
-	if err != nil {
-		return a.errorf(ExitUsage, "compare: %v", oneLine(err))
-	}
-	r, err := a.fileRules()
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", err)
-	}
-	if !a.cfg.Given["policy"] && !a.cfg.Given["accept"] {
-		rec := filepath.Join(path, judgeFile)
-		data, err := pipeline.ReadKept(rec)
-		if err != nil {
-			return a.errorf(ExitUsage, "compare: %v", err)
-		}
-		if data != nil {
-			if r, err = recordRules(filepath.Join(dir, judgeFile), data); err != nil {
-				return a.errorf(ExitUsage, "compare: %v", oneLine(err))
-			}
-		}
-	}
-	v, err := a.judging(r).Raw(in)
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", oneLine(err))
-	}
-	meta := report.Meta{RawDir: dir, BaseRef: in.Screen[0].Name, HeadRef: in.Screen[1].Name}
-	meta.Policy = policyMeta(r, *v)
-	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
 }
 
 // conclude writes the reports to d and maps the verdict to the exit status.
@@ -296,85 +223,6 @@ func (a *app) publishReport(doc *report.Document, jsonOf func() ([]byte, error),
 		return a.reportLost(errs, d)
 	}
 	return nil
-}
-
-// run measures base against head in the repository around dir (the
-// working directory when "") and judges the result.
-func (a *app) run(ctx context.Context, dir string) outcome {
-	dir = a.resolve(dir)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return a.failf(ExitUsage, "-C %s: not a directory", dir)
-	}
-	repo, shas, err := a.openRepo(ctx, dir, "", flagRef{"--base", a.cfg.Base}, flagRef{"--head", a.cfg.Head})
-	if err != nil {
-		return a.failf(ExitUsage, "%v", err)
-	}
-	baseSHA, headSHA := shas[0], shas[1]
-	if baseSHA == headSHA && !a.cfg.AllowSame {
-		return a.failf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, gitrev.Short(baseSHA))
-	}
-	return a.measure(ctx, repo, job{
-		base: rev{baseSHA, a.cfg.Base}, head: rev{headSHA, a.cfg.Head},
-		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm,
-		dest:   dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
-		accept: localAcceptance(a.cfg.AcceptTrailers, headSHA),
-	})
-}
-
-// timing says where the time went: builds, benchmark processes, and
-// benchgate itself.
-func timing(res *runner.Result) *report.Timing {
-	return &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes}
-}
-
-// flagRef is a revision as given, and the flag or input that gave it.
-type flagRef struct{ flag, ref string }
-
-// openRepo opens the repository around the Go module in dir and resolves
-// refs to commits. Every error is the user's input: it names dir (where,
-// the flag or input that gave it, first when set) or the ref's flag.
-func (a *app) openRepo(ctx context.Context, dir, where string, refs ...flagRef) (*gitrev.Repo, []string, error) {
-	if where != "" {
-		where += ": "
-	}
-	if err := goModule(dir); err != nil {
-		return nil, nil, fmt.Errorf("%s%v", where, err)
-	}
-	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s%s is not in a git repository: %v", where, dir, oneLine(err))
-	}
-	shas := make([]string, len(refs))
-	for i, r := range refs {
-		if shas[i], err = repo.Resolve(ctx, r.ref); err != nil {
-			return nil, nil, fmt.Errorf("%s %s: %v", r.flag, r.ref, oneLine(err))
-		}
-	}
-	return repo, shas, nil
-}
-
-// goModule checks that dir is inside a Go module: that it or a directory
-// above it holds a go.mod file, as go finds the main module. go itself is
-// not run: in the change's checkout, as root, its go line could make go
-// download a toolchain (GOTOOLCHAIN=auto) into the shared module cache.
-func goModule(dir string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	if fi, err := os.Stat(abs); err != nil {
-		return err
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && fi.Mode().IsRegular() {
-			return nil
-		}
-		if filepath.Dir(d) == d {
-			return fmt.Errorf("%s is not in a Go module (no go.mod): run benchgate in the module's directory or pass -C DIR", dir)
-		}
-	}
 }
 
 // oneLine keeps error messages to one line, as documented.
