@@ -233,3 +233,115 @@ func timingText(t Timing) string {
 		t.Elapsed.Round(time.Millisecond), t.Build.Round(time.Millisecond), t.Count,
 		t.Processes.Round(time.Millisecond), t.Counted.Round(time.Millisecond), over.Round(time.Millisecond), pct)
 }
+
+// jsonRun is the run's facts in the JSON report (docs/json-schema.md,
+// "run"); durations in seconds.
+type jsonRun struct {
+	Adaptive     *jsonAdaptive        `json:"adaptive,omitempty"`
+	Lane         *jsonLane            `json:"instruction_lane,omitempty"`
+	Cancelled    *jsonCancelled       `json:"cancelled,omitempty"`
+	Shard        *jsonShardPart       `json:"shard,omitempty"`
+	Skipped      []string             `json:"skipped"`
+	Timing       *jsonTiming          `json:"timing,omitempty"`
+	Confirmation *jsonRunConfirmation `json:"confirmation,omitempty"`
+	Explain      *jsonExplained       `json:"explain,omitempty"`
+}
+
+type jsonAdaptive struct {
+	MaxTime   float64       `json:"max_time"`
+	Rounds    int           `json:"rounds"`
+	MaxRounds int           `json:"max_rounds"`
+	Elapsed   float64       `json:"elapsed"`
+	Looks     []int         `json:"looks"`
+	Decided   []jsonDecided `json:"decided"`
+	Undecided int           `json:"undecided"`
+	Stopped   int           `json:"stopped"`
+}
+
+type jsonDecided struct {
+	Round int `json:"round"`
+	Count int `json:"count"`
+}
+
+type jsonLane struct {
+	Benchmarks  int     `json:"benchmarks"`
+	Repeats     int     `json:"repeats"`
+	Processes   int     `json:"processes"`
+	Elapsed     float64 `json:"elapsed"`
+	Before      float64 `json:"before"`
+	Only        bool    `json:"only"`
+	Unavailable int     `json:"unavailable"`
+}
+
+type jsonCancelled struct {
+	Rounds       int  `json:"rounds"`
+	Of           int  `json:"of"`
+	Confirmation bool `json:"confirmation"`
+}
+
+type jsonShardPart struct {
+	Shard    string `json:"shard"`
+	Assigned int    `json:"assigned"`
+	All      int    `json:"all"`
+}
+
+type jsonTiming struct {
+	Elapsed   float64 `json:"elapsed"`
+	Build     float64 `json:"build"`
+	Processes float64 `json:"processes"`
+	Counted   float64 `json:"counted"`
+	Count     int     `json:"process_count"`
+}
+
+type jsonRunConfirmation struct {
+	Rows       int     `json:"rows"`
+	Rounds     int     `json:"rounds"`
+	PromisingP float64 `json:"promising_p"`
+}
+
+type jsonExplained struct {
+	Instructions int     `json:"instructions"`
+	Profiled     int     `json:"profiled"`
+	Allocs       int     `json:"allocs"`
+	CPU          int     `json:"cpu"`
+	Elapsed      float64 `json:"elapsed"`
+	Kept         string  `json:"kept"`
+	Cancelled    bool    `json:"cancelled"`
+	Skipped      int     `json:"skipped"`
+	Merged       int     `json:"merged"`
+}
+
+// json is r for the JSON report; nil when it holds no fact.
+func (r Run) json() *jsonRun {
+	if len(r.items()) == 0 {
+		return nil
+	}
+	sec := func(d time.Duration) float64 { return d.Seconds() }
+	j := &jsonRun{Skipped: append([]string{}, r.Skipped...)}
+	if a := r.Adaptive; a != nil {
+		j.Adaptive = &jsonAdaptive{MaxTime: sec(a.MaxTime), Rounds: a.Rounds, MaxRounds: a.MaxRounds, Elapsed: sec(a.Elapsed),
+			Looks: append([]int{}, a.Looks...), Decided: []jsonDecided{}, Undecided: a.Undecided, Stopped: a.Stopped}
+		for _, d := range a.Decided {
+			j.Adaptive.Decided = append(j.Adaptive.Decided, jsonDecided(d))
+		}
+	}
+	if l := r.Lane; l != nil {
+		j.Lane = &jsonLane{l.Benchmarks, l.Repeats, l.Processes, sec(l.Elapsed), sec(l.Before), l.Only, l.Unavailable}
+	}
+	if c := r.Cancelled; c != nil {
+		j.Cancelled = &jsonCancelled{c.Rounds, c.Of, c.Confirmation}
+	}
+	if s := r.Shard; s != nil {
+		j.Shard = &jsonShardPart{s.Shard, s.Assigned, s.All}
+	}
+	if t := r.Timing; t != nil {
+		j.Timing = &jsonTiming{sec(t.Elapsed), sec(t.Build), sec(t.Processes), sec(t.Counted), t.Count}
+	}
+	if c := r.Confirmation; c != nil {
+		j.Confirmation = &jsonRunConfirmation{c.Rows, c.Rounds, c.PromisingP}
+	}
+	if e := r.Explain; e != nil {
+		j.Explain = &jsonExplained{e.Instructions, e.Profiled, e.Allocs, e.CPU, sec(e.Elapsed), e.Kept, e.Cancelled, e.Skipped, e.Merged}
+	}
+	return j
+}

@@ -77,4 +77,17 @@ func TestRunInReport(t *testing.T) {
     "a caller's note"`) {
 		t.Errorf("JSON notes:\n%s", js)
 	}
+	if !strings.Contains(string(js), `"run": {
+    "shard": {
+      "shard": "1/2",
+      "assigned": 1,
+      "all": 2
+    },
+    "skipped": []
+  }`) {
+		t.Errorf("JSON run:\n%s", js)
+	}
+	if js, _ := JSON(v, Meta{}); strings.Contains(string(js), `"run"`) {
+		t.Errorf("a run without facts has a JSON run object:\n%s", js)
+	}
 }
