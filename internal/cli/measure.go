@@ -89,7 +89,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		if err != nil {
 			return a.failf(ExitTool, "--packages affected: %v", oneLine(err))
 		}
-		meta.Notes = append(meta.Notes, affectedNotes(sel)...)
+		meta.Run.Affected = affectedFacts(sel)
 		if !a.cfg.Quiet {
 			fmt.Fprintf(a.env.Stderr, "benchgate: --packages affected: %s\n", sel.Summary)
 		}
@@ -369,21 +369,16 @@ func (a *app) affected(ctx context.Context, sb *sandbox.Sandbox, repo *gitrev.Re
 		changed, affected.Options{Patterns: a.cfg.Packages, Go: affected.ExecGo(sb.Env(), sb.Credential())})
 }
 
-// affectedNotes lists the selection for the report: the summary, then at
-// most 20 skipped packages with their reasons.
-func affectedNotes(sel *affected.Selection) []string {
-	notes := []string{"packages affected by the change: " + sel.Summary}
-	for i, e := range sel.Skipped {
-		if i == 20 {
-			notes = append(notes, fmt.Sprintf("… and %d more packages skipped", len(sel.Skipped)-20))
-			break
-		}
-		notes = append(notes, "skipped "+e.Name+": "+e.Reason)
+// affectedFacts is the selection for the report.
+func affectedFacts(sel *affected.Selection) *report.Affected {
+	a := &report.Affected{Summary: sel.Summary}
+	for _, e := range sel.Skipped {
+		a.Skipped = append(a.Skipped, report.Named{Name: e.Name, Reason: e.Reason})
 	}
 	for _, e := range sel.Ignored {
-		notes = append(notes, "ignored change "+e.Name+": "+e.Reason)
+		a.Ignored = append(a.Ignored, report.Named{Name: e.Name, Reason: e.Reason})
 	}
-	return notes
+	return a
 }
 
 // noteToolchains records the Go toolchains that built base and head in the

@@ -12,6 +12,8 @@ import (
 // words. The report words them in "How the run was made", as it words the
 // gate's reasons; the zero Run says nothing.
 type Run struct {
+	// Affected is the --packages affected selection; nil without one.
+	Affected *Affected
 	// CountAdvice warns that --count cannot reach alpha (gate.CountAdvice).
 	CountAdvice *gate.Warning
 	Adaptive    *Adaptive
@@ -47,6 +49,21 @@ type Explained struct {
 	// Merged is how many explanations came from the shards' passes.
 	Merged int
 }
+
+// Affected is the selection of the packages a change affects: the
+// selection's summary and the packages it left out and the changed files
+// that affect nothing, each with its reason (untrusted: they name the
+// change's files and packages).
+type Affected struct {
+	Summary          string
+	Skipped, Ignored []Named
+}
+
+// Named is a package or file and why it was left out.
+type Named struct{ Name, Reason string }
+
+// maxAffectedSkipped is the most skipped packages the report lists.
+const maxAffectedSkipped = 20
 
 // Adaptive is the --max-time run: its rounds, its looks and when its
 // benchmarks were decided.
@@ -116,6 +133,19 @@ func (r Run) Lines() []string {
 func (r Run) items() [][]Span {
 	var out [][]Span
 	add := func(s string) { out = append(out, []Span{txt(s)}) }
+	if a := r.Affected; a != nil {
+		out = append(out, []Span{txt("packages affected by the change: "), prose(a.Summary)})
+		for i, e := range a.Skipped {
+			if i == maxAffectedSkipped {
+				add(fmt.Sprintf("… and %d more packages skipped", len(a.Skipped)-maxAffectedSkipped))
+				break
+			}
+			out = append(out, []Span{txt("skipped "), prose(e.Name + ": " + e.Reason)})
+		}
+		for _, e := range a.Ignored {
+			out = append(out, []Span{txt("ignored change "), prose(e.Name + ": " + e.Reason)})
+		}
+	}
 	if r.CountAdvice != nil {
 		out = append(out, warningSpans(*r.CountAdvice, nil))
 	}
@@ -237,6 +267,7 @@ func timingText(t Timing) string {
 // jsonRun is the run's facts in the JSON report (docs/json-schema.md,
 // "run"); durations in seconds.
 type jsonRun struct {
+	Affected     *jsonAffected        `json:"affected,omitempty"`
 	Adaptive     *jsonAdaptive        `json:"adaptive,omitempty"`
 	Lane         *jsonLane            `json:"instruction_lane,omitempty"`
 	Cancelled    *jsonCancelled       `json:"cancelled,omitempty"`
@@ -245,6 +276,17 @@ type jsonRun struct {
 	Timing       *jsonTiming          `json:"timing,omitempty"`
 	Confirmation *jsonRunConfirmation `json:"confirmation,omitempty"`
 	Explain      *jsonExplained       `json:"explain,omitempty"`
+}
+
+type jsonAffected struct {
+	Summary string      `json:"summary"`
+	Skipped []jsonNamed `json:"skipped"`
+	Ignored []jsonNamed `json:"ignored"`
+}
+
+type jsonNamed struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 type jsonAdaptive struct {
@@ -318,6 +360,15 @@ func (r Run) json() *jsonRun {
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
 	j := &jsonRun{Skipped: append([]string{}, r.Skipped...)}
+	if a := r.Affected; a != nil {
+		j.Affected = &jsonAffected{Summary: a.Summary, Skipped: []jsonNamed{}, Ignored: []jsonNamed{}}
+		for _, e := range a.Skipped {
+			j.Affected.Skipped = append(j.Affected.Skipped, jsonNamed(e))
+		}
+		for _, e := range a.Ignored {
+			j.Affected.Ignored = append(j.Affected.Ignored, jsonNamed(e))
+		}
+	}
 	if a := r.Adaptive; a != nil {
 		j.Adaptive = &jsonAdaptive{MaxTime: sec(a.MaxTime), Rounds: a.Rounds, MaxRounds: a.MaxRounds, Elapsed: sec(a.Elapsed),
 			Looks: append([]int{}, a.Looks...), Decided: []jsonDecided{}, Undecided: a.Undecided, Stopped: a.Stopped}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,15 @@ func TestRunLines(t *testing.T) {
 		"explain: 1 explanation from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",
 	}, ex.Lines()); diff != "" {
 		t.Errorf("explain (-want +got):\n%s", diff)
+	}
+	aff := &Affected{Summary: "1 of 3 packages affected by 1 changed file", Ignored: []Named{{"README.md", "not Go code"}}}
+	for i := range 22 {
+		aff.Skipped = append(aff.Skipped, Named{fmt.Sprintf("example.com/m/p%d", i), "not affected"})
+	}
+	got := Run{Affected: aff}.Lines()
+	if len(got) != 23 || got[0] != "packages affected by the change: 1 of 3 packages affected by 1 changed file" ||
+		got[1] != "skipped example.com/m/p0: not affected" || got[21] != "… and 2 more packages skipped" || got[22] != "ignored change README.md: not Go code" {
+		t.Errorf("affected: %q", got)
 	}
 	if got := (Run{}).Lines(); len(got) != 0 {
 		t.Errorf("the zero Run says %q, want nothing", got)

@@ -16,6 +16,8 @@ import (
 var schemaTypes = map[string]any{
 	"report":                jsonDoc{},
 	"run":                   jsonRun{},
+	"affected":              jsonAffected{},
+	"named":                 jsonNamed{},
 	"adaptive":              jsonAdaptive{},
 	"decided":               jsonDecided{},
 	"instruction lane":      jsonLane{},
