@@ -230,7 +230,8 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	if err != nil {
 		return a.failf(ExitTool, "%v", oneLine(err))
 	}
-	if j.confirm && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
+	// Confirmation re-runs time rows: a run without timed rounds has none.
+	if j.confirm && a.timeLane(j) && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
 		if err := a.confirm(ctx, sess, v, out, seed, &meta, rl); err != nil {
 			return a.failf(ExitTool, "confirmation: %v", oneLine(err))
 		}
