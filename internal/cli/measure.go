@@ -52,6 +52,9 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		return a.failf(ExitUsage, "%v", err)
 	}
 	j.rules = rl
+	// The policy, resolved once: flags, the policy file, the acceptances.
+	// After the runs, the benchmarks the rules kept from running join it.
+	jd := a.judging(rl)
 	for _, n := range rl.notes {
 		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", n)
 	}
@@ -95,7 +98,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		}
 		if !sel.All {
 			if len(sel.Packages) == 0 {
-				v := gate.Judge(nil, nil, a.policy(j.rules))
+				v := gate.Judge(nil, nil, jd.Policy)
 				return a.conclude(v, meta, j.dest)
 			}
 			packages = sel.Packages
@@ -156,18 +159,18 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	if !a.cfg.Shard.IsZero() {
 		manifest = &shard.Manifest{Shard: a.cfg.Shard, BaseSHA: baseSHA, HeadSHA: headSHA, PRHeadSHA: j.prHead, Tool: "benchgate " + Version, Settings: a.settings()}
 	}
-	sess, runErr := a.prepare(ctx, trees, opts, sb, manifest, j, &meta)
+	sess, runErr := a.prepare(ctx, trees, opts, sb, manifest, j, jd.Policy, &meta)
 	if sess != nil {
 		a.noteToolchains(&meta, sess.Result().GoVersion)
 	}
 	var res *runner.Result
 	if runErr == nil && a.cfg.MaxTime > 0 {
-		plan := pipeline.PlanAdaptive(sess, a.cfg.MaxTime, a.policy(j.rules))
+		plan := pipeline.PlanAdaptive(sess, a.cfg.MaxTime, jd.Policy)
 		if !a.cfg.Quiet {
 			fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
 				a.cfg.MaxTime, plan.Round.Round(time.Millisecond), plan.MaxRounds, plan.Looks)
 		}
-		meta.Run.Adaptive, runErr = pipeline.Adaptive(ctx, sess, plan, pipeline.Files{bf, hf}, a.judging(j.rules))
+		meta.Run.Adaptive, runErr = pipeline.Adaptive(ctx, sess, plan, pipeline.Files{bf, hf}, jd)
 		meta.Count = sess.Result().Rounds
 	} else if runErr == nil && a.timeLane(j) {
 		runErr = sess.Measure(ctx, sess.Units(), 1, a.cfg.Count, bf, hf)
@@ -209,12 +212,13 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 			meta.Run.Shard = &report.ShardPart{Shard: a.cfg.Shard.String(), Assigned: len(manifest.Assigned), All: len(manifest.All)}
 		}
 		if len(manifest.Assigned) == 0 {
-			return a.conclude(gate.Judge(nil, nil, a.policy(j.rules)), meta, j.dest)
+			return a.conclude(gate.Judge(nil, nil, jd.Policy), meta, j.dest)
 		}
 	}
 	meta.Run.Skipped = res.Skipped
 	meta.Run.Timing = timing(res)
 	rl = j.rules.withIgnored(res.Ignored)
+	jd = a.judging(rl)
 	// What the verdict reads is kept beside the raw files: the failures
 	// (a shard's manifest has written them) and the rules, so that
 	// `benchgate compare DIR` judges them as this run does.
@@ -226,13 +230,13 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	if err := writeJudgeRecord(out, rl); err != nil {
 		return a.failf(ExitTool, "%v", err)
 	}
-	v, err := a.judgeKept(out, rl)
+	v, err := judgeKept(out, jd)
 	if err != nil {
 		return a.failf(ExitTool, "%v", oneLine(err))
 	}
 	// Confirmation re-runs time rows: a run without timed rounds has none.
 	if j.confirm && a.timeLane(j) && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
-		if err := a.confirm(ctx, sess, v, out, seed, &meta, rl); err != nil {
+		if err := a.confirm(ctx, sess, v, out, seed, &meta, jd); err != nil {
 			return a.failf(ExitTool, "confirmation: %v", oneLine(err))
 		}
 	}
@@ -254,7 +258,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 // the sandbox (the caches become read-only before the change's code runs),
 // discover and calibrate, pick a shard's part (manifest, when sharded),
 // advise on the count, and warm the chosen units up.
-func (a *app) prepare(ctx context.Context, trees [2]*gitrev.Worktree, opts runner.Options, sb *prison, manifest *shard.Manifest, j job, meta *report.Meta) (*runner.Session, error) {
+func (a *app) prepare(ctx context.Context, trees [2]*gitrev.Worktree, opts runner.Options, sb *prison, manifest *shard.Manifest, j job, p gate.Policy, meta *report.Meta) (*runner.Session, error) {
 	sess, err := runner.Build(ctx,
 		runner.Side{Name: "base", Dir: trees[0].Dir()},
 		runner.Side{Name: "head", Dir: trees[1].Dir()}, opts)
@@ -273,7 +277,7 @@ func (a *app) prepare(ctx context.Context, trees [2]*gitrev.Worktree, opts runne
 	}
 	if a.timeLane(j) {
 		// Only timed rounds need advice on their count.
-		if w, ok := gate.CountAdvice(a.cfg.Count, pipeline.BothSides(units), a.policy(j.rules)); ok {
+		if w, ok := gate.CountAdvice(a.cfg.Count, pipeline.BothSides(units), p); ok {
 			meta.Run.CountAdvice = &w
 			if !a.cfg.Quiet {
 				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", report.WarningText(w))
@@ -304,7 +308,7 @@ func (a *app) assign(units []runner.Unit, manifest *shard.Manifest) []runner.Uni
 // time rows get fresh rounds, those rows are re-run alone, and each is
 // decided on the screen's and the fresh rounds pooled. The screen never
 // fails the gate alone.
-func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta, r *rules) error {
+func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta, jd pipeline.Judge) error {
 	screened := sess.Result().Rounds
 	if a.cfg.MaxTime > 0 {
 		// An adaptive run's rounds follow its budget; --count sets the
@@ -315,7 +319,7 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 	if len(plan.Units) > 0 && !a.cfg.Quiet {
 		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(plan.Units), plan.Fresh)
 	}
-	c, err := pipeline.Confirm(ctx, sess, plan, out, seed, a.judging(r))
+	c, err := pipeline.Confirm(ctx, sess, plan, out, seed, jd)
 	*v = c.Verdict
 	meta.Run.Confirmation, meta.Run.Cancelled = c.Confirmation, c.Cancelled
 	meta.Partial = meta.Partial || c.Cancelled != nil
@@ -324,12 +328,12 @@ func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict
 
 // judgeKept judges the raw files of the directory out as they stand
 // (pipeline.Judge.Raw).
-func (a *app) judgeKept(out string, r *rules) (*gate.Verdict, error) {
+func judgeKept(out string, jd pipeline.Judge) (*gate.Verdict, error) {
 	in, err := pipeline.ReadDir(out, out)
 	if err != nil {
 		return nil, err
 	}
-	return a.judging(r).Raw(in)
+	return jd.Raw(in)
 }
 
 // settings are the measurement settings shards must agree on to be merged.
