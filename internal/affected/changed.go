@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/gitrev"
 )
 
 // Changed returns the files that differ between the commits baseSHA and
@@ -33,7 +35,7 @@ func Changed(ctx context.Context, repoRoot, baseSHA, headSHA string, git Runner)
 	}
 	out, err := git(ctx, repoRoot, "diff", "--name-only", "-z", "--no-renames", baseSHA, headSHA, "--")
 	if err != nil {
-		return nil, fmt.Errorf("changed files between %s and %s: %w", short(baseSHA), short(headSHA), err)
+		return nil, fmt.Errorf("changed files between %s and %s: %w", gitrev.Short(baseSHA), gitrev.Short(headSHA), err)
 	}
 	var files []string
 	for _, f := range bytes.Split(out, []byte{0}) {
@@ -43,12 +45,4 @@ func Changed(ctx context.Context, repoRoot, baseSHA, headSHA string, git Runner)
 	}
 	slices.Sort(files)
 	return slices.Compact(files), nil
-}
-
-// short abbreviates a SHA for messages.
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

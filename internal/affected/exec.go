@@ -77,7 +77,7 @@ func runAs(ctx context.Context, dir string, env []string, cred *syscall.Credenti
 	if ctx.Err() != nil {
 		err = ctx.Err()
 	}
-	msg := oneLine(stderr.String())
+	msg := gitrev.OneLine(stderr.String())
 	if msg == "" || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		msg = err.Error()
 	}
@@ -94,14 +94,3 @@ type CommandError struct {
 func (e *CommandError) Error() string { return fmt.Sprintf("%s: %s", e.Command, e.Stderr) }
 
 func (e *CommandError) Unwrap() error { return e.Err }
-
-// oneLine joins the non-empty lines of s with "; ".
-func oneLine(s string) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, l)
-		}
-	}
-	return strings.Join(lines, "; ")
-}

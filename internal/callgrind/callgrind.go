@@ -54,6 +54,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/benchout"
 	"github.com/benchgate/benchgate/internal/safefile"
+	"github.com/benchgate/benchgate/internal/sandbox"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -471,17 +472,11 @@ func (o Options) run(ctx context.Context, valgrind string, b Bench, n int, separ
 		runCtx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(runCtx, valgrind, args...)
+	cmd := sandbox.Command(runCtx, o.Credential, valgrind, args...)
 	cmd.Dir = b.Dir
 	cmd.Env = env
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: o.Credential}
-	cmd.Cancel = func() error {
-		// Negative pid: the whole process group.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err = cmd.Run()
 	elapsed := time.Since(start)

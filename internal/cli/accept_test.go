@@ -48,7 +48,7 @@ func TestActionAcceptance(t *testing.T) {
 		{name: "a push after the label gates", event: "pull_request", target: pr("synchronize", "benchgate-accept"),
 			off: "input accept-trailers is false", note: "accepted by a label older than this commit"},
 		{name: "another label's event cannot tell", event: "pull_request", target: otherLabel,
-			off: "input accept-trailers is false", note: "cannot tell whether it was added for commit " + short(headSHA1)},
+			off: "input accept-trailers is false", note: "cannot tell whether it was added for commit " + gitrev.Short(headSHA1)},
 		{name: "reopened cannot tell", event: "pull_request", target: pr("reopened", "benchgate-accept"),
 			off: "input accept-trailers is false", note: "this run (reopened) cannot tell"},
 		{name: "no label, no note", event: "pull_request", target: pr("opened", "docs"),
@@ -111,7 +111,7 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 	if err != nil || len(got) != 1 || len(notes) != 0 {
 		t.Fatalf("--accept-trailers: accepts %v, notes %q, %v", got, notes, err)
 	}
-	if got[0].By != "" || got[0].Trailer != "Benchgate-Accept: . (commit "+short(head)+", author unverified)" {
+	if got[0].By != "" || got[0].Trailer != "Benchgate-Accept: . (commit "+gitrev.Short(head)+", author unverified)" {
 		t.Errorf("--accept-trailers: by %q via %q", got[0].By, got[0].Trailer)
 	}
 

@@ -118,17 +118,11 @@ func (a *app) action(ctx context.Context) int {
 	if act.Mode == "merge" {
 		return a.actionMerge(ctx, gh, ws, jsonPath, target, act, tr)
 	}
-	if err := goModule(dir); err != nil {
-		return fail(ExitUsage, "input working-directory: %v", err)
-	}
-	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
+	repo, shas, err := a.openRepo(ctx, dir, "input working-directory", flagRef{"head", target.Head})
 	if err != nil {
-		return fail(ExitUsage, "workspace %s: %v", dir, oneLine(err))
+		return fail(ExitUsage, "%v", err)
 	}
-	headSHA, err := repo.Resolve(ctx, target.Head)
-	if err != nil {
-		return fail(ExitUsage, "head %s: %v", target.Head, oneLine(err))
-	}
+	headSHA := shas[0]
 	if act.Mode == "calibrate" {
 		r := rev{headSHA, shortRef(headSHA)}
 		o := a.measure(ctx, repo, job{base: r, head: r, dir: dir, dest: dest{json: jsonPath, calibrate: true}})
@@ -154,7 +148,7 @@ func (a *app) action(ctx context.Context) int {
 		return fail(ExitUsage, "base %s: %v", target.Base, oneLine(err))
 	}
 	if baseSHA == headSHA {
-		return fail(ExitUsage, "base and head are the same commit %s: nothing to compare (set the base input)", short(baseSHA))
+		return fail(ExitUsage, "base and head are the same commit %s: nothing to compare (set the base input)", gitrev.Short(baseSHA))
 	}
 	j := job{
 		base: rev{baseSHA, shortRef(target.Base)}, head: rev{headSHA, shortRef(target.Head)},
@@ -165,13 +159,13 @@ func (a *app) action(ctx context.Context) int {
 		a.labelHistory(ctx, target, act, &j.accept)
 	}
 	if target.BaseFromMergeParent {
-		j.base.Label = short(target.MergeCommit) + "^1"
+		j.base.Label = gitrev.Short(target.MergeCommit) + "^1"
 	}
 	if at, err := stackedPolicy(ctx, repo, target, baseSHA); err != nil {
 		return fail(ExitTool, "%v", oneLine(err))
 	} else if at.SHA != "" {
 		j.policyAt = at
-		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", short(at.SHA), at.Label)
+		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", gitrev.Short(at.SHA), at.Label)
 	}
 	shardDir := ""
 	if !cfg.Shard.IsZero() {
@@ -280,9 +274,9 @@ func actionAcceptance(eventName string, target event.Target, label string, trail
 		acc.label, acc.labelBy, acc.labelAt = label, "@"+target.Sender, target.HeadSHA
 	case !slices.ContainsFunc(target.Labels, func(l string) bool { return strings.EqualFold(l, label) }):
 	case target.Action == "synchronize":
-		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the regressions were accepted by a label older than this commit (%s was on the pull request before %s was pushed); a maintainer accepts this commit's by adding the label again", label, short(target.HeadSHA)))
+		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the regressions were accepted by a label older than this commit (%s was on the pull request before %s was pushed); a maintainer accepts this commit's by adding the label again", label, gitrev.Short(target.HeadSHA)))
 	default:
-		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the label %s is on the pull request, but this run (%s) cannot tell whether it was added for commit %s; a maintainer accepts this commit's regressions by adding the label again", label, cmp.Or(target.Action, "an unknown action"), short(target.HeadSHA)))
+		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the label %s is on the pull request, but this run (%s) cannot tell whether it was added for commit %s; a maintainer accepts this commit's regressions by adding the label again", label, cmp.Or(target.Action, "an unknown action"), gitrev.Short(target.HeadSHA)))
 	}
 	return acc
 }
@@ -356,7 +350,7 @@ func chownTree(dir, ref string) {
 // shortRef shortens full commit names for display.
 func shortRef(ref string) string {
 	if len(ref) == 40 && strings.Trim(ref, "0123456789abcdef") == "" {
-		return short(ref)
+		return gitrev.Short(ref)
 	}
 	return ref
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
 )
@@ -19,17 +18,11 @@ import (
 // the chosen suite-wide false-alarm rate (--alpha, after --correction).
 func (a *app) calibrate(ctx context.Context) int {
 	dir := a.resolve(a.cfg.Dir)
-	if err := goModule(dir); err != nil {
+	repo, shas, err := a.openRepo(ctx, dir, "", flagRef{"--rev", a.cfg.Rev})
+	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
-	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
-	if err != nil {
-		return a.errorf(ExitUsage, "%s is not in a git repository: %v", dir, oneLine(err))
-	}
-	sha, err := repo.Resolve(ctx, a.cfg.Rev)
-	if err != nil {
-		return a.errorf(ExitUsage, "--rev %s: %v", a.cfg.Rev, oneLine(err))
-	}
+	sha := shas[0]
 	r := rev{sha, a.cfg.Rev}
 	return a.measure(ctx, repo, job{
 		base: r, head: r, dir: dir, out: a.cfg.Out,

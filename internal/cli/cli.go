@@ -13,14 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/report"
-	"github.com/benchgate/benchgate/internal/runner"
-	"github.com/benchgate/benchgate/internal/stats"
 )
 
 // Exit statuses.
@@ -121,93 +117,6 @@ func (a *app) path(p string) string {
 		return p
 	}
 	return filepath.Join(a.env.Dir, p)
-}
-
-// compare judges two existing benchfmt files, or a run's --out directory.
-func (a *app) compare() int {
-	if a.cfg.CompareDir != "" {
-		return a.compareDir(a.cfg.CompareDir)
-	}
-	var in [2]stats.Input
-	for i, name := range a.cfg.Files {
-		path := name
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(a.env.Dir, path)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, errors.Unwrap(err))
-		}
-		defer f.Close()
-		in[i] = stats.Input{Name: name, R: f}
-	}
-	meta := report.Meta{RawBase: a.cfg.Files[0], RawHead: a.cfg.Files[1], BaseRef: a.cfg.Files[0], HeadRef: a.cfg.Files[1]}
-	r, err := a.fileRules()
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", err)
-	}
-	v, err := a.verdict(in, nil, r)
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", oneLine(err))
-	}
-	meta.Policy = policyMeta(r, *v)
-	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
-}
-
-// compareDir judges the raw files a run kept in dir (--out) as the run
-// judged them: the screen, the confirmation's files and failures, and the
-// rules it kept in judge.json (the policy file in force and the
-// acceptances), unless --policy or --accept are given.
-func (a *app) compareDir(dir string) int {
-	path := a.path(dir)
-	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-		return a.errorf(ExitUsage, "compare: %s is not a directory: give two files, BASE.txt and HEAD.txt, or a run's --out directory", dir)
-	}
-	in, err := keptInputs(path, dir)
-	if err != nil {
-		return a.errorf(ExitUsage, "compare: %v", oneLine(err))
-	}
-	r, err := a.fileRules()
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", err)
-	}
-	if !a.cfg.Given["policy"] && !a.cfg.Given["accept"] {
-		rec := filepath.Join(path, judgeFile)
-		data, err := readKept(rec)
-		if err != nil {
-			return a.errorf(ExitUsage, "compare: %v", err)
-		}
-		if data != nil {
-			if r, err = recordRules(filepath.Join(dir, judgeFile), data); err != nil {
-				return a.errorf(ExitUsage, "compare: %v", oneLine(err))
-			}
-		}
-	}
-	v, err := a.judgeRaw(in, r)
-	if err != nil {
-		return a.errorf(ExitUsage, "%v", oneLine(err))
-	}
-	meta := report.Meta{RawDir: dir, BaseRef: in.screen[0].name, HeadRef: in.screen[1].name}
-	meta.Policy = policyMeta(r, *v)
-	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
-}
-
-// verdict runs statistics and the gate on two benchfmt inputs.
-func (a *app) verdict(in [2]stats.Input, failures []gate.Failure, r *rules) (*gate.Verdict, error) {
-	set, err := stats.Load(in[0], in[1])
-	if err != nil {
-		return nil, err
-	}
-	set.Estimator = a.cfg.Estimator
-	p := a.policy(r)
-	p.Looks = set.Looks
-	cmps := stats.CompareAlpha(set, 0.95, p.Alpha)
-	a.laneDefault(&p, cmps)
-	v := gate.Judge(cmps, failures, p)
-	for _, w := range set.Warnings {
-		v.Warnings = append(v.Warnings, gate.Warning{Code: gate.WarnInput, Detail: w})
-	}
-	return &v, nil
 }
 
 // conclude writes the reports to d and maps the verdict to the exit status.
@@ -314,83 +223,6 @@ func (a *app) publishReport(doc *report.Document, jsonOf func() ([]byte, error),
 		return a.reportLost(errs, d)
 	}
 	return nil
-}
-
-// run measures base against head in the repository around dir (the
-// working directory when "") and judges the result.
-func (a *app) run(ctx context.Context, dir string) outcome {
-	dir = a.resolve(dir)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return a.failf(ExitUsage, "-C %s: not a directory", dir)
-	}
-	if err := goModule(dir); err != nil {
-		return a.failf(ExitUsage, "%v", err)
-	}
-	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
-	if err != nil {
-		return a.failf(ExitUsage, "%s is not in a git repository: %v", dir, oneLine(err))
-	}
-	baseSHA, err := repo.Resolve(ctx, a.cfg.Base)
-	if err != nil {
-		return a.failf(ExitUsage, "--base %s: %v", a.cfg.Base, oneLine(err))
-	}
-	headSHA, err := repo.Resolve(ctx, a.cfg.Head)
-	if err != nil {
-		return a.failf(ExitUsage, "--head %s: %v", a.cfg.Head, oneLine(err))
-	}
-	if baseSHA == headSHA && !a.cfg.AllowSame {
-		return a.failf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, short(baseSHA))
-	}
-	return a.measure(ctx, repo, job{
-		base: rev{baseSHA, a.cfg.Base}, head: rev{headSHA, a.cfg.Head},
-		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm,
-		dest:   dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
-		accept: localAcceptance(a.cfg.AcceptTrailers, headSHA),
-	})
-}
-
-// timingNote says where the time went: builds, benchmark processes, and
-// benchgate's own overhead (everything else).
-func timingNote(res *runner.Result) string {
-	over := res.Elapsed - res.BuildTime - res.ProcessTime
-	pct := 0.0
-	if res.Elapsed > 0 {
-		pct = 100 * float64(over) / float64(res.Elapsed)
-	}
-	return fmt.Sprintf("time: %s in all: building %s, %d benchmark processes %s (counted runs %s), benchgate itself %s (%.1f%%)",
-		res.Elapsed.Round(time.Millisecond), res.BuildTime.Round(time.Millisecond), res.Processes,
-		res.ProcessTime.Round(time.Millisecond), res.RunTime.Round(time.Millisecond), over.Round(time.Millisecond), pct)
-}
-
-// goModule checks that dir is inside a Go module: that it or a directory
-// above it holds a go.mod file, as go finds the main module. go itself is
-// not run: in the change's checkout, as root, its go line could make go
-// download a toolchain (GOTOOLCHAIN=auto) into the shared module cache.
-func goModule(dir string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	if fi, err := os.Stat(abs); err != nil {
-		return err
-	} else if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if fi, err := os.Stat(filepath.Join(d, "go.mod")); err == nil && fi.Mode().IsRegular() {
-			return nil
-		}
-		if filepath.Dir(d) == d {
-			return fmt.Errorf("%s is not in a Go module (no go.mod): run benchgate in the module's directory or pass -C DIR", dir)
-		}
-	}
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 // oneLine keeps error messages to one line, as documented.

@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"path"
@@ -15,6 +14,7 @@ import (
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/github"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
@@ -41,16 +41,7 @@ func writeExplain(out string, whys []report.Why) error {
 	if whys == nil {
 		whys = []report.Why{}
 	}
-	return writeJSON(filepath.Join(out, shard.ExplainFile), whys)
-}
-
-// writeJSON writes v, indented, to path, through no link.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return safefile.WriteFile(path, append(b, '\n'), 0o644)
+	return pipeline.WriteJSON(filepath.Join(out, shard.ExplainFile), whys)
 }
 
 // minInstructionChange is the smallest change of a function's own
@@ -83,6 +74,8 @@ func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verd
 		return
 	}
 	start := time.Now()
+	ex := &report.Explained{Max: maxExplained}
+	meta.Run.Explain = ex
 	var nAllocs, nCPU int
 	for _, e := range todo {
 		if len(e.allocs) > 0 {
@@ -93,8 +86,8 @@ func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verd
 		}
 	}
 	if !a.cfg.Quiet && len(todo) > 0 {
-		fmt.Fprintf(a.env.Stderr, "benchgate: explaining %s: allocation profiles of %d, CPU profiles of %d\n",
-			plural(len(todo), "changed benchmark", "changed benchmarks"), nAllocs, nCPU)
+		fmt.Fprintf(a.env.Stderr, "benchgate: explaining %d changed benchmark(s): allocation profiles of %d, CPU profiles of %d\n",
+			len(todo), nAllocs, nCPU)
 	}
 	var roots [2]string
 	for i, d := range dirs {
@@ -126,12 +119,10 @@ func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verd
 			}
 			meta.Explain = append(meta.Explain, w)
 		}
-		note := fmt.Sprintf("explain: %s from the instruction lane's per-function counts",
-			plural(len(counted), "instructions/op change", "instructions/op changes"))
+		ex.Instructions = len(counted)
 		if kept {
-			note += "; counts kept in " + base + " as pprof profiles"
+			ex.Kept = base
 		}
-		meta.Notes = append(meta.Notes, note)
 	}
 	if len(todo) == 0 {
 		return
@@ -140,7 +131,7 @@ func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verd
 	profiled := 0
 	for _, e := range todo {
 		if ctx.Err() != nil {
-			meta.Notes = append(meta.Notes, "explain: cancelled; the benchmarks not yet profiled are not explained")
+			ex.Cancelled = true
 			break
 		}
 		dir, err := benchDir(e.u)
@@ -155,41 +146,32 @@ func (a *app) explainPass(ctx context.Context, sess *runner.Session, v gate.Verd
 			continue
 		}
 		profiled++
-		ex := explainer{sess: sess, u: e.u, roots: roots, dir: dir, kept: kept}
+		pr := explainer{sess: sess, u: e.u, roots: roots, dir: dir, kept: kept}
 		if kept {
 			if _, err := sess.KeepBinaries(e.u, dir); err != nil {
-				ex.kept = false
+				pr.kept = false
 				meta.Notes = append(meta.Notes, fmt.Sprintf("explain: keeping the test binaries of %s: %v", e.u.ID(), oneLine(err)))
 			}
 		}
 		if len(e.allocs) > 0 {
 			t := time.Now()
-			meta.Explain = append(meta.Explain, ex.allocs(ctx, v, e.allocs)...)
+			meta.Explain = append(meta.Explain, pr.allocs(ctx, v, e.allocs)...)
 			allocsTime += time.Since(t)
 		}
 		if e.time != nil {
 			t := time.Now()
-			meta.Explain = append(meta.Explain, ex.cpu(ctx, *e.time))
+			meta.Explain = append(meta.Explain, pr.cpu(ctx, *e.time))
 			cpuTime += time.Since(t)
 		}
 	}
-	if skipped > 0 {
-		defer func() {
-			meta.Notes = append(meta.Notes, fmt.Sprintf("explain: %s not profiled (at most %d per run)", plural(skipped, "more changed benchmark", "more changed benchmarks"), maxExplained))
-		}()
+	ex.Skipped = skipped
+	if profiled > 0 {
+		ex.Profiled, ex.Allocs, ex.CPU = profiled, nAllocs, nCPU
+		ex.Elapsed, ex.AllocsTime, ex.CPUTime = time.Since(start), allocsTime, cpuTime
+		if kept {
+			ex.Kept = base
+		}
 	}
-	if profiled == 0 {
-		return
-	}
-	round := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
-	note := fmt.Sprintf("explain: profiled %s after the verdict in %s (allocations of %d in %s, CPU of %d in %s)",
-		plural(profiled, "changed benchmark", "changed benchmarks"), round(time.Since(start)), nAllocs, round(allocsTime), nCPU, round(cpuTime))
-	if kept {
-		note += "; profiles and test binaries kept in " + base
-	} else {
-		note += "; the profiles were not kept (--out DIR keeps them, with the test binaries, for go tool pprof)"
-	}
-	meta.Notes = append(meta.Notes, note)
 }
 
 // instructionRows picks the instructions/op rows to explain: those that
@@ -504,13 +486,6 @@ func sideName(i int) string {
 		return "base"
 	}
 	return "head"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"time"
 
@@ -54,10 +53,6 @@ type laneResult struct {
 	only bool // no time lane: the raw files hold nothing else
 }
 
-// empty reports whether the raw files hold no result at all: only the
-// lane ran, and it counted nothing (every benchmark unavailable).
-func (l laneResult) empty() bool { return l.ran && l.only && l.res != nil && l.res.Benchmarks == 0 }
-
 // instructionLane runs the lane on the session's units when job j asks for
 // it and the time lane (if any) finished, appending to the raw files, and
 // notes its cost in meta. It returns the measurement's error: runErr, or
@@ -74,28 +69,15 @@ func (a *app) instructionLane(ctx context.Context, sess *runner.Session, j job, 
 	res, err := sess.MeasureInstructions(ctx, sess.Units(), runner.InstructionOptions{Repeats: laneRepeats}, base, head)
 	l.ran, l.res = true, res
 	if res != nil {
-		meta.Notes = append(meta.Notes, laneNote(res, before, l.only))
+		meta.Run.Lane = laneFacts(res, before, l.only)
 	}
 	return l, err
 }
 
-// laneNote says what the lane measured and what it cost, beside what came
-// before it.
-func laneNote(res *runner.InstructionResult, before time.Duration, only bool) string {
-	what := "the builds, calibration and time lane before it"
-	if only {
-		what = "the builds and calibration before it"
-	}
-	per := ""
-	if res.Benchmarks > 0 {
-		per = fmt.Sprintf(", %s per benchmark", (res.Elapsed / time.Duration(res.Benchmarks)).Round(100*time.Millisecond))
-	}
-	s := fmt.Sprintf("instruction lane: %d benchmarks counted under valgrind (callgrind), %d runs per side each: %d processes, %s%s (%s: %s)",
-		res.Benchmarks, laneRepeats, res.Processes, res.Elapsed.Round(100*time.Millisecond), per, what, before.Round(100*time.Millisecond))
-	if n := len(res.Failures); n > 0 {
-		s += fmt.Sprintf("; %d unavailable", n)
-	}
-	return s
+// laneFacts is what the lane measured and what it cost, beside what
+// came before it.
+func laneFacts(res *runner.InstructionResult, before time.Duration, only bool) *report.Lane {
+	return &report.Lane{Benchmarks: res.Benchmarks, Repeats: laneRepeats, Processes: res.Processes, Elapsed: res.Elapsed, Before: before, Only: only, Unavailable: len(res.Failures)}
 }
 
 // laneDefault puts instructions into the gated kinds when --fail-on was

@@ -4,24 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/affected"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/benchgate/benchgate/internal/sandbox"
 	"github.com/benchgate/benchgate/internal/shard"
-	"github.com/benchgate/benchgate/internal/stats"
 )
 
 // measure checks base and head out into temporary worktrees, runs the
@@ -55,6 +52,9 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		return a.failf(ExitUsage, "%v", err)
 	}
 	j.rules = rl
+	// The policy, resolved once: flags, the policy file, the acceptances.
+	// After the runs, the benchmarks the rules kept from running join it.
+	jd := a.judging(rl)
 	for _, n := range rl.notes {
 		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", n)
 	}
@@ -92,13 +92,13 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		if err != nil {
 			return a.failf(ExitTool, "--packages affected: %v", oneLine(err))
 		}
-		meta.Notes = append(meta.Notes, affectedNotes(sel)...)
+		meta.Run.Affected = affectedFacts(sel)
 		if !a.cfg.Quiet {
 			fmt.Fprintf(a.env.Stderr, "benchgate: --packages affected: %s\n", sel.Summary)
 		}
 		if !sel.All {
 			if len(sel.Packages) == 0 {
-				v := gate.Judge(nil, nil, a.policy(j.rules))
+				v := gate.Judge(nil, nil, jd.Policy)
 				return a.conclude(v, meta, j.dest)
 			}
 			packages = sel.Packages
@@ -135,7 +135,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		meta.RawBase, meta.RawHead, meta.RawDir = rawBase, rawHead, out
 	}
 	if !a.cfg.Quiet {
-		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", j.base.Label, short(baseSHA), j.head.Label, short(headSHA), seed)
+		fmt.Fprintf(a.env.Stderr, "benchgate: base %s (%s), head %s (%s), seed %d\n", j.base.Label, gitrev.Short(baseSHA), j.head.Label, gitrev.Short(headSHA), seed)
 	}
 	opts := runner.Options{
 		Packages:   packages,
@@ -150,60 +150,27 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		BinDir:     filepath.Join(tmp, "bin"),
 		Env:        sb.Env(),
 		Credential: sb.Credential(),
-		// The caches become read-only before the change's code runs.
-		Built:    sb.Seal,
-		LogDir:   logDir,
-		Progress: a.progress(),
-		Ignore:   j.rules.ignore(),
-		NoWarmUp: !a.timeLane(j),
-	}
-	opts.Plan = func(units []runner.Unit) {
-		if !a.timeLane(j) {
-			return // no timed rounds to advise on
-		}
-		m := 0
-		for _, u := range units {
-			if u.Sides[0] && u.Sides[1] {
-				m++
-			}
-		}
-		if w, ok := gate.CountAdvice(a.cfg.Count, m, a.policy(j.rules)); ok {
-			advice := report.WarningText(w)
-			meta.Notes = append(meta.Notes, advice)
-			if !a.cfg.Quiet {
-				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", advice)
-			}
-		}
+		LogDir:     logDir,
+		Progress:   a.progress(),
+		Ignore:     j.rules.ignore(),
+		NoWarmUp:   !a.timeLane(j),
 	}
 	var manifest *shard.Manifest
 	if !a.cfg.Shard.IsZero() {
 		manifest = &shard.Manifest{Shard: a.cfg.Shard, BaseSHA: baseSHA, HeadSHA: headSHA, PRHeadSHA: j.prHead, Tool: "benchgate " + Version, Settings: a.settings()}
-		opts.Select = func(units []runner.Unit) []runner.Unit {
-			for _, u := range units {
-				manifest.All = append(manifest.All, u.ID())
-			}
-			mine := shard.Assign(units, a.cfg.Shard)
-			for _, u := range mine {
-				manifest.Assigned = append(manifest.Assigned, u.ID())
-			}
-			if !a.cfg.Quiet {
-				fmt.Fprintf(a.env.Stderr, "benchgate: shard %s: %d of %d benchmarks\n", a.cfg.Shard, len(mine), len(units))
-			}
-			return mine
-		}
 	}
-
-	sess, runErr := runner.Prepare(ctx,
-		runner.Side{Name: "base", Dir: trees[0].Dir()},
-		runner.Side{Name: "head", Dir: trees[1].Dir()}, opts)
+	sess, runErr := a.prepare(ctx, trees, opts, sb, manifest, j, jd.Policy, &meta)
 	if sess != nil {
 		a.noteToolchains(&meta, sess.Result().GoVersion)
 	}
 	var res *runner.Result
 	if runErr == nil && a.cfg.MaxTime > 0 {
-		var note string
-		note, runErr = a.adaptive(ctx, sess, bf, hf, rawBase, rawHead, j.rules)
-		meta.Notes = append(meta.Notes, note)
+		plan := pipeline.PlanAdaptive(sess, a.cfg.MaxTime, jd.Policy)
+		if !a.cfg.Quiet {
+			fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
+				a.cfg.MaxTime, plan.Round.Round(time.Millisecond), plan.MaxRounds, plan.Looks)
+		}
+		meta.Run.Adaptive, runErr = pipeline.Adaptive(ctx, sess, plan, pipeline.Files{bf, hf}, jd)
 		meta.Count = sess.Result().Rounds
 	} else if runErr == nil && a.timeLane(j) {
 		runErr = sess.Measure(ctx, sess.Units(), 1, a.cfg.Count, bf, hf)
@@ -233,7 +200,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		return a.failf(ExitUsage, "--bench %q matched no benchmarks in %s on either side", a.cfg.Bench, strings.Join(packages, " "))
 	case ctx.Err() != nil && res != nil && res.Rounds > 0:
 		meta.Partial = true
-		meta.Notes = append(meta.Notes, fmt.Sprintf("cancelled after %d of %d rounds: this report is partial", res.Rounds, a.cfg.Count))
+		meta.Run.Cancelled = &report.Cancelled{Rounds: res.Rounds, Of: a.cfg.Count}
 		fmt.Fprintf(a.env.Stderr, "benchgate: cancelled after %d of %d rounds; writing a partial report\n", res.Rounds, a.cfg.Count)
 	case ctx.Err() != nil:
 		return a.failf(ExitTool, "cancelled before the first round completed; nothing to report")
@@ -242,34 +209,34 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	}
 	if manifest != nil {
 		if a.cfg.Shard.Count > 1 {
-			meta.Notes = append(meta.Notes, fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", a.cfg.Shard, len(manifest.Assigned), len(manifest.All)))
+			meta.Run.Shard = &report.ShardPart{Shard: a.cfg.Shard.String(), Assigned: len(manifest.Assigned), All: len(manifest.All)}
 		}
 		if len(manifest.Assigned) == 0 {
-			return a.conclude(gate.Judge(nil, nil, a.policy(j.rules)), meta, j.dest)
+			return a.conclude(gate.Judge(nil, nil, jd.Policy), meta, j.dest)
 		}
 	}
-	for _, s := range res.Skipped {
-		meta.Notes = append(meta.Notes, "skipped "+s)
-	}
-	meta.Notes = append(meta.Notes, timingNote(res))
+	meta.Run.Skipped = res.Skipped
+	meta.Run.Timing = timing(res)
 	rl = j.rules.withIgnored(res.Ignored)
+	jd = a.judging(rl)
 	// What the verdict reads is kept beside the raw files: the failures
 	// (a shard's manifest has written them) and the rules, so that
 	// `benchgate compare DIR` judges them as this run does.
 	if manifest == nil {
-		if err := writeJSON(filepath.Join(out, shard.FailuresFile), nonNil(gateFailures(res.Failures))); err != nil {
+		if err := pipeline.WriteJSON(filepath.Join(out, shard.FailuresFile), pipeline.NonNil(pipeline.GateFailures(res.Failures))); err != nil {
 			return a.failf(ExitTool, "%v", err)
 		}
 	}
 	if err := writeJudgeRecord(out, rl); err != nil {
 		return a.failf(ExitTool, "%v", err)
 	}
-	v, err := a.judgeKept(out, rl)
+	v, err := judgeKept(out, jd)
 	if err != nil {
 		return a.failf(ExitTool, "%v", oneLine(err))
 	}
-	if j.confirm && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
-		if err := a.confirm(ctx, sess, v, out, seed, &meta, rl); err != nil {
+	// Confirmation re-runs time rows: a run without timed rounds has none.
+	if j.confirm && a.timeLane(j) && (manifest == nil || a.cfg.Shard.Count == 1) && !meta.Partial {
+		if err := a.confirm(ctx, sess, v, out, seed, &meta, jd); err != nil {
 			return a.failf(ExitTool, "confirmation: %v", oneLine(err))
 		}
 	}
@@ -287,239 +254,86 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	return a.conclude(*v, meta, j.dest)
 }
 
-// adaptive runs rounds until every benchmark's time/op is decided (a
-// significant change at a planned look, or shown to be within the
-// threshold) or the --max-time budget is spent. The looks are planned from
-// the budget and the cost of one round (the warm-up), and every one is paid
-// for in the p-values (gate.Policy.Looks), so the false-positive rate stays
-// at alpha however early a benchmark stops.
-func (a *app) adaptive(ctx context.Context, sess *runner.Session, bf, hf *os.File, rawBase, rawHead string, rl *rules) (string, error) {
-	start := time.Now()
-	budget := a.cfg.MaxTime - sess.Result().Elapsed
-	round := max(sess.Result().RoundTime, time.Millisecond)
-	maxRounds := min(max(int(budget/round), 2), 200)
-	m := 0
-	for _, u := range sess.Units() {
-		if u.Sides[0] && u.Sides[1] {
-			m++
-		}
+// prepare is the runner's session in its steps: build both sides, seal
+// the sandbox (the caches become read-only before the change's code runs),
+// discover and calibrate, pick a shard's part (manifest, when sharded),
+// advise on the count, and warm the chosen units up.
+func (a *app) prepare(ctx context.Context, trees [2]*gitrev.Worktree, opts runner.Options, sb *prison, manifest *shard.Manifest, j job, p gate.Policy, meta *report.Meta) (*runner.Session, error) {
+	sess, err := runner.Build(ctx,
+		runner.Side{Name: "base", Dir: trees[0].Dir()},
+		runner.Side{Name: "head", Dir: trees[1].Dir()}, opts)
+	if err != nil {
+		return sess, err
 	}
-	looks := gate.PlanAdaptive(maxRounds, m, a.policy(rl))
-	if !a.cfg.Quiet {
-		fmt.Fprintf(a.env.Stderr, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
-			a.cfg.MaxTime, round.Round(time.Millisecond), maxRounds, looks)
+	if err := sb.Seal(); err != nil {
+		return sess, err
 	}
-	// The looks go into the raw files, so that whoever judges them (this
-	// run, an interim look, benchgate compare later) pays for them.
-	line := "looks: " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(looks)), ","), "[]") + "\n"
-	for _, f := range []*os.File{bf, hf} {
-		if _, err := io.WriteString(f, line); err != nil {
-			return "", err
-		}
+	units, err := sess.Discover(ctx)
+	if err != nil {
+		return sess, err
 	}
-	active := sess.Units()
-	decidedAt := map[int]int{}
-	r := 0
-	for r < maxRounds && len(active) > 0 {
-		r++
-		if err := sess.Measure(ctx, active, r, 1, bf, hf); err != nil {
-			return fmt.Sprintf("adaptive: stopped in round %d", r), err
-		}
-		v, err := a.lookFiles(rawBase, rawHead, rl)
-		if err != nil {
-			return "", err
-		}
-		var still []runner.Unit
-		for _, u := range active {
-			if _, done := v[u.ID()]; done {
-				decidedAt[r]++
-				continue
+	if manifest != nil {
+		units = a.assign(units, manifest)
+	}
+	if a.timeLane(j) {
+		// Only timed rounds need advice on their count.
+		if w, ok := gate.CountAdvice(a.cfg.Count, pipeline.BothSides(units), p); ok {
+			meta.Run.CountAdvice = &w
+			if !a.cfg.Quiet {
+				fmt.Fprintf(a.env.Stderr, "benchgate: note: %s\n", report.WarningText(w))
 			}
-			still = append(still, u)
-		}
-		active = still
-		if time.Since(start) > budget {
-			break
 		}
 	}
-	note := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, looks after rounds %v; ", a.cfg.MaxTime, r, maxRounds, time.Since(start).Round(time.Second), looks)
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(decidedAt)) {
-		parts = append(parts, fmt.Sprintf("%d after round %d", decidedAt[k], k))
-	}
-	if len(parts) > 0 {
-		note += "benchmarks decided early: " + strings.Join(parts, ", ")
-	} else {
-		note += "no benchmark was decided early"
-	}
-	if len(active) > 0 {
-		note += fmt.Sprintf("; %d undecided when the budget ran out", len(active))
-	}
-	return note, nil
+	return sess, sess.Prepare(ctx, units)
 }
 
-// lookFiles runs the interim analysis on the raw files so far and returns
-// the decided time benchmarks by unit ID (package + "." + name).
-func (a *app) lookFiles(base, head string, r *rules) (map[string]gate.Decision, error) {
-	in, closeAll, err := openInputs(base, head)
-	if err != nil {
-		return nil, err
+// assign picks a shard's part of the units (deterministic: every shard
+// discovers the same units) and records both in its manifest.
+func (a *app) assign(units []runner.Unit, manifest *shard.Manifest) []runner.Unit {
+	for _, u := range units {
+		manifest.All = append(manifest.All, u.ID())
 	}
-	defer closeAll()
-	set, err := stats.Load(in[0], in[1])
-	if err != nil {
-		return nil, err
+	mine := shard.Assign(units, a.cfg.Shard)
+	for _, u := range mine {
+		manifest.Assigned = append(manifest.Assigned, u.ID())
 	}
-	set.Estimator = a.cfg.Estimator
-	p := a.policy(r)
-	p.Looks = set.Looks
-	out := map[string]gate.Decision{}
-	for k, d := range gate.Look(stats.CompareAlpha(set, 0.95, p.Alpha), p) {
-		out[k.Package+"."+k.Name] = d
+	if !a.cfg.Quiet {
+		fmt.Fprintf(a.env.Stderr, "benchgate: shard %s: %d of %d benchmarks\n", a.cfg.Shard, len(mine), len(units))
 	}
-	return out, nil
+	return mine
 }
 
-// verdictFiles judges two raw files.
-func (a *app) verdictFiles(base, head string, failures []gate.Failure, r *rules) (*gate.Verdict, error) {
-	in, closeAll, err := openInputs(base, head)
-	if err != nil {
-		return nil, err
-	}
-	defer closeAll()
-	return a.verdict(in, failures, r)
-}
-
-// openInputs opens two raw files as statistics inputs named by their base
-// names; closeAll closes them.
-func openInputs(base, head string) (in [2]stats.Input, closeAll func(), err error) {
-	var files []*os.File
-	closeAll = func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	for i, p := range []string{base, head} {
-		f, err := os.Open(p)
-		if err != nil {
-			closeAll()
-			return in, func() {}, err
-		}
-		files = append(files, f)
-		in[i] = stats.Input{Name: filepath.Base(p), R: f}
-	}
-	return in, closeAll, nil
-}
-
-// confirm is the confirmation stage (gate.Promising, gate.Confirm): the
-// screen v is judged again knowing that promising time rows get fresh
-// rounds (gate.ConfirmRounds: as many as the screen had, more for a suite
-// too large for the pooled test to reach alpha otherwise); the promising
-// rows (gate.Promising: raw p < gate.PromisingP and a change of at least
-// half the threshold, either way) are re-run alone for gate.FreshRounds
-// rounds (more when their noise needs them) in a new order, numbered after
-// the screen's; and each is decided on the screen's and the fresh rounds
-// pooled, Holm-adjusted over the whole family. The screen never fails the
-// gate alone. The re-run's raw files are confirm-base.txt and
-// confirm-head.txt beside the others.
-func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta, r *rules) error {
-	rounds := sess.Result().Rounds
-	if rounds == 0 {
-		return nil // no timed rounds (the instruction lane alone): no time row to confirm
-	}
-	screened := rounds
+// confirm is the confirmation stage (pipeline.PlanConfirm,
+// pipeline.Confirm): the screen v is judged again knowing that promising
+// time rows get fresh rounds, those rows are re-run alone, and each is
+// decided on the screen's and the fresh rounds pooled. The screen never
+// fails the gate alone.
+func (a *app) confirm(ctx context.Context, sess *runner.Session, v *gate.Verdict, out string, seed int64, meta *report.Meta, jd pipeline.Judge) error {
+	screened := sess.Result().Rounds
 	if a.cfg.MaxTime > 0 {
 		// An adaptive run's rounds follow its budget; --count sets the
 		// confirmation's, as it did before.
-		screened = min(rounds, a.cfg.Count)
+		screened = min(screened, a.cfg.Count)
 	}
-	screen := confirmScreen(*v, screened)
-	*v = screen
-	flagged := map[string]bool{}
-	for _, k := range gate.Promising(screen) {
-		flagged[k.Package+"."+k.Name] = true
+	plan := pipeline.PlanConfirm(sess, *v, screened)
+	if len(plan.Units) > 0 && !a.cfg.Quiet {
+		fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(plan.Units), plan.Fresh)
 	}
-	var units []runner.Unit
-	for _, u := range sess.Units() {
-		if flagged[u.ID()] {
-			units = append(units, u)
-		}
-	}
-	// The confirmation's files exist whenever the run confirms: their
-	// first line tells whoever judges them the screen's round count.
-	cbase, chead := filepath.Join(out, shard.ConfirmBaseFile), filepath.Join(out, shard.ConfirmHeadFile)
-	bf, err := safefile.Create(cbase, 0o644)
-	if err != nil {
-		return err
-	}
-	defer bf.Close()
-	hf, err := safefile.Create(chead, 0o644)
-	if err != nil {
-		return err
-	}
-	defer hf.Close()
-	for _, f := range []*os.File{bf, hf} {
-		if _, err := fmt.Fprintf(f, "%s: %d\n", screenRoundsKey, screened); err != nil {
-			return err
-		}
-	}
-	before := len(sess.Result().Failures)
-	if len(units) > 0 {
-		// The promising rows' noise may ask for more rounds than the
-		// screen's plan (a small --threshold, a noisy machine).
-		fresh := gate.FreshRounds(screen, screened)
-		if !a.cfg.Quiet {
-			fmt.Fprintf(a.env.Stderr, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(units), fresh)
-		}
-		sess.Reseed(seed + 1)
-		if err := sess.Measure(ctx, units, rounds+1, fresh, bf, hf); err != nil {
-			if ctx.Err() != nil {
-				meta.Partial = true
-				meta.Notes = append(meta.Notes, "cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
-				return nil
-			}
-			return err
-		}
-		meta.Notes = append(meta.Notes, fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
-			len(units), gate.PromisingP, fresh))
-	}
-	bf.Close()
-	hf.Close()
-	if err := writeJSON(filepath.Join(out, confirmFailuresFile), nonNil(gateFailures(sess.Result().Failures[before:]))); err != nil {
-		return err
-	}
-	final, err := a.judgeKept(out, r)
-	if err != nil {
-		return err
-	}
-	*v = *final
-	return nil
+	c, err := pipeline.Confirm(ctx, sess, plan, out, seed, jd)
+	*v = c.Verdict
+	meta.Run.Confirmation, meta.Run.Cancelled = c.Confirmation, c.Cancelled
+	meta.Partial = meta.Partial || c.Cancelled != nil
+	return err
 }
 
 // judgeKept judges the raw files of the directory out as they stand
-// (judgeRaw).
-func (a *app) judgeKept(out string, r *rules) (*gate.Verdict, error) {
-	in, err := keptInputs(out, out)
+// (pipeline.Judge.Raw).
+func judgeKept(out string, jd pipeline.Judge) (*gate.Verdict, error) {
+	in, err := pipeline.ReadDir(out, out)
 	if err != nil {
 		return nil, err
 	}
-	return a.judgeRaw(in, r)
-}
-
-// nonNil is fs, or an empty list: failures files hold a JSON array.
-func nonNil(fs []gate.Failure) []gate.Failure {
-	if fs == nil {
-		return []gate.Failure{}
-	}
-	return fs
-}
-
-func gateFailures(fs []runner.Failure) []gate.Failure {
-	var out []gate.Failure
-	for _, f := range fs {
-		out = append(out, gate.Failure{Package: f.Package, Name: f.Name, Side: f.Side, Message: f.Message, Unit: f.Unit})
-	}
-	return out
+	return jd.Raw(in)
 }
 
 // settings are the measurement settings shards must agree on to be merged.
@@ -540,12 +354,12 @@ func (a *app) writeShard(dir string, m *shard.Manifest, res *runner.Result, runE
 	}
 	var failures []gate.Failure
 	if res != nil {
-		failures = gateFailures(res.Failures)
+		failures = pipeline.GateFailures(res.Failures)
 	}
 	if failures == nil {
 		failures = []gate.Failure{}
 	}
-	return writeJSON(filepath.Join(dir, shard.FailuresFile), failures)
+	return pipeline.WriteJSON(filepath.Join(dir, shard.FailuresFile), failures)
 }
 
 // affected selects the packages whose code or dependencies changed.
@@ -560,21 +374,16 @@ func (a *app) affected(ctx context.Context, sb *sandbox.Sandbox, repo *gitrev.Re
 		changed, affected.Options{Patterns: a.cfg.Packages, Go: affected.ExecGo(sb.Env(), sb.Credential())})
 }
 
-// affectedNotes lists the selection for the report: the summary, then at
-// most 20 skipped packages with their reasons.
-func affectedNotes(sel *affected.Selection) []string {
-	notes := []string{"packages affected by the change: " + sel.Summary}
-	for i, e := range sel.Skipped {
-		if i == 20 {
-			notes = append(notes, fmt.Sprintf("… and %d more packages skipped", len(sel.Skipped)-20))
-			break
-		}
-		notes = append(notes, "skipped "+e.Name+": "+e.Reason)
+// affectedFacts is the selection for the report.
+func affectedFacts(sel *affected.Selection) *report.Affected {
+	a := &report.Affected{Summary: sel.Summary}
+	for _, e := range sel.Skipped {
+		a.Skipped = append(a.Skipped, report.Named{Name: e.Name, Reason: e.Reason})
 	}
 	for _, e := range sel.Ignored {
-		notes = append(notes, "ignored change "+e.Name+": "+e.Reason)
+		a.Ignored = append(a.Ignored, report.Named{Name: e.Name, Reason: e.Reason})
 	}
-	return notes
+	return a
 }
 
 // noteToolchains records the Go toolchains that built base and head in the

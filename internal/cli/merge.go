@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
 )
@@ -63,7 +65,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 			}
 			whys = append(whys, ws...)
 		}
-		cf, err := readFailures(dir, dir, confirmFailuresFile)
+		cf, err := pipeline.ReadFailures(dir, dir, pipeline.ConfirmFailuresFile)
 		if err != nil {
 			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
@@ -83,17 +85,17 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	if err != nil {
 		return a.failf(ExitUsage, "%v", err)
 	}
-	in := rawInputs{
-		screen:   [2]named{{"merged base.txt", raw[0].Bytes()}, {"merged head.txt", raw[1].Bytes()}},
-		failures: failures,
+	in := pipeline.Raw{
+		Screen:   [2]pipeline.File{{Name: "merged base.txt", Data: raw[0].Bytes()}, {Name: "merged head.txt", Data: raw[1].Bytes()}},
+		Failures: failures,
 	}
 	if confirm[0].Len() > 0 || confirm[1].Len() > 0 {
-		err := in.withConfirm([2]named{{"merged confirm-base.txt", confirm[0].Bytes()}, {"merged confirm-head.txt", confirm[1].Bytes()}}, confirmFailures)
+		err := in.WithConfirm([2]pipeline.File{{Name: "merged confirm-base.txt", Data: confirm[0].Bytes()}, {Name: "merged confirm-head.txt", Data: confirm[1].Bytes()}}, confirmFailures)
 		if err != nil {
 			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
 	}
-	vp, err := a.judgeRaw(in, rl)
+	vp, err := a.judging(rl).Raw(in)
 	if err != nil {
 		return a.failf(ExitUsage, "merge: %v", oneLine(err))
 	}
@@ -101,15 +103,14 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	meta := report.Meta{Policy: policyMeta(rl, v)}
 	if len(manifests) > 0 {
 		meta.BaseSHA, meta.HeadSHA = manifests[0].BaseSHA, manifests[0].HeadSHA
-		meta.BaseRef, meta.HeadRef = short(meta.BaseSHA), short(meta.HeadSHA)
+		meta.BaseRef, meta.HeadRef = gitrev.Short(meta.BaseSHA), gitrev.Short(meta.HeadSHA)
 		meta.Count = manifests[0].Rounds
 		t.trustedCommits(&meta, manifests)
 		a.noteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo})
 	}
 	meta.Notes = append(meta.Notes, fmt.Sprintf("merged %d shard(s): %s", len(manifests), shardList(manifests)))
 	if meta.Explain = mergedExplain(v, whys); len(meta.Explain) > 0 {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("explain: %s from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",
-			plural(len(meta.Explain), "explanation", "explanations")))
+		meta.Run.Explain = &report.Explained{Merged: len(meta.Explain)}
 	}
 	if len(missing) > 0 || len(problems) > 0 {
 		v.Pass = false

@@ -3,6 +3,8 @@ package cli
 import (
 	"archive/zip"
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,10 +169,10 @@ func TestHeadCannotPoisonLaterBuilds(t *testing.T) {
 		os.Mkdir(bin, 0o711)
 		var out [2]bytes.Buffer
 		var progress bytes.Buffer
-		_, err = runner.Run(t.Context(), sides[0], sides[1], runner.Options{
+		err = sealedRun(t.Context(), sides, runner.Options{
 			Count: 1, Benchtime: "1x", Runs: 1, CPU: []int{1},
-			BinDir: bin, Env: sb.Env(), Credential: sb.Credential(), Built: sb.Seal, Progress: &progress,
-		}, &out[0], &out[1])
+			BinDir: bin, Env: sb.Env(), Credential: sb.Credential(), Progress: &progress,
+		}, sb, &out[0], &out[1])
 		if _, kerr := sb.KillAll(); kerr != nil {
 			t.Error(kerr)
 		}
@@ -192,4 +194,24 @@ func TestHeadCannotPoisonLaterBuilds(t *testing.T) {
 	// A go env file from elsewhere (an old cache): not read.
 	testenv.WriteFiles(t, filepath.Join(home, ".config", "go"), map[string]string{"env": "GOFLAGS=-tags=poisoned\n"})
 	measure("second", [2]runner.Side{{Name: "base", Dir: base}, {Name: "head", Dir: base}})
+}
+
+// sealedRun is the session as the run makes it: build, seal the sandbox,
+// discover, prepare, measure.
+func sealedRun(ctx context.Context, sides [2]runner.Side, o runner.Options, sb *sandbox.Sandbox, base, head io.Writer) error {
+	s, err := runner.Build(ctx, sides[0], sides[1], o)
+	if err != nil {
+		return err
+	}
+	if err := sb.Seal(); err != nil {
+		return err
+	}
+	units, err := s.Discover(ctx)
+	if err != nil {
+		return err
+	}
+	if err := s.Prepare(ctx, units); err != nil {
+		return err
+	}
+	return s.Measure(ctx, units, 1, o.Count, base, head)
 }

@@ -125,24 +125,24 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 			// request's, whose author could loosen the policy there.
 			base, baseData, err = readCommitPolicy(ctx, repo, at.SHA, path.Join(filepath.ToSlash(repo.Subdir()), name), name)
 			if err != nil {
-				return nil, fmt.Errorf("policy file of commit %s, %s:\n%v", short(at.SHA), at.Label, err)
+				return nil, fmt.Errorf("policy file of commit %s, %s:\n%v", gitrev.Short(at.SHA), at.Label, err)
 			}
 			if base == nil && a.cfg.Given["policy"] {
-				return nil, fmt.Errorf("--policy %s: no such file in commit %s, %s", a.cfg.Policy, short(at.SHA), at.Label)
+				return nil, fmt.Errorf("--policy %s: no such file in commit %s, %s", a.cfg.Policy, gitrev.Short(at.SHA), at.Label)
 			}
-			r.source = fmt.Sprintf("%s of %s, %s", name, short(at.SHA), at.Label)
+			r.source = fmt.Sprintf("%s of %s, %s", name, gitrev.Short(at.SHA), at.Label)
 			if base == nil {
-				r.notes = append(r.notes, fmt.Sprintf("no policy file: %s has no %s (%s)", short(at.SHA), name, at.Label))
+				r.notes = append(r.notes, fmt.Sprintf("no policy file: %s has no %s (%s)", gitrev.Short(at.SHA), name, at.Label))
 			}
 		} else {
 			base, baseData, err = readPolicy(trees[0].Path(), filepath.Join(subdir(trees[0]), rel), name)
 			if err != nil {
-				return nil, fmt.Errorf("policy file of the base commit %s:\n%v", short(j.base.SHA), err)
+				return nil, fmt.Errorf("policy file of the base commit %s:\n%v", gitrev.Short(j.base.SHA), err)
 			}
 			if base == nil && a.cfg.Given["policy"] {
-				return nil, fmt.Errorf("--policy %s: no such file in the base commit %s", a.cfg.Policy, short(j.base.SHA))
+				return nil, fmt.Errorf("--policy %s: no such file in the base commit %s", a.cfg.Policy, gitrev.Short(j.base.SHA))
 			}
-			r.source = fmt.Sprintf("%s of the base commit %s", name, short(j.base.SHA))
+			r.source = fmt.Sprintf("%s of the base commit %s", name, gitrev.Short(j.base.SHA))
 		}
 		r.file, r.fileData = base, baseData
 		head, headData, err := readPolicy(trees[1].Path(), filepath.Join(subdir(trees[1]), rel), name)
@@ -165,7 +165,7 @@ func (a *app) runRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.
 	}
 	r.accepts = append(r.accepts, trailers...)
 	if acc := j.accept; acc.label != "" {
-		a, err := policy.NewAccept(".", acc.labelBy, fmt.Sprintf("label %s, added at %s", acc.label, short(acc.labelAt)))
+		a, err := policy.NewAccept(".", acc.labelBy, fmt.Sprintf("label %s, added at %s", acc.label, gitrev.Short(acc.labelAt)))
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +214,7 @@ func trailerAccepts(ctx context.Context, repo *gitrev.Repo, acc acceptance, note
 	if acc.trailersOf == "" {
 		return nil, nil
 	}
-	sha := short(acc.trailersOf)
+	sha := gitrev.Short(acc.trailersOf)
 	_, msg, err := repo.Commit(ctx, acc.trailersOf)
 	if err != nil && acc.trailersOff != "" {
 		// Read only for a note: none.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/github"
+	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
 )
@@ -65,14 +66,14 @@ func (t trust) trustedCommits(meta *report.Meta, manifests []shard.Manifest) {
 			"the artifact's shard.json names them, but it is not trusted")
 		return
 	}
-	meta.HeadRef, meta.HeadSHA = short(run.HeadSHA), run.HeadSHA
+	meta.HeadRef, meta.HeadSHA = gitrev.Short(run.HeadSHA), run.HeadSHA
 	// A pull_request run measures GitHub's test merge commit and records
 	// the pull request's head beside it; other runs measure the head itself.
 	claimed := firstNonEmpty(m.PRHeadSHA, m.HeadSHA)
 	if !strings.EqualFold(claimed, run.HeadSHA) {
 		meta.Notes = append(meta.Notes, fmt.Sprintf("the artifact's shard.json says its run measured commit %s, "+
 			"but the workflow_run event's commit is %s: the report names the event's commit, and the results may be of another one",
-			orNone(short(claimed)), short(run.HeadSHA)))
+			orNone(gitrev.Short(claimed)), gitrev.Short(run.HeadSHA)))
 	}
 }
 
@@ -115,7 +116,7 @@ func (t trust) checkPullRequest(ctx context.Context, c *github.Commenter, owner,
 		why = "the pull request has new commits since the run (its next run will comment), or " + why
 	}
 	return fmt.Errorf("pr-number %d is not the pull request of this run: its head is %s in %s, the workflow_run event's is %s in %s (%s)",
-		number, short(pr.HeadSHA), orDeleted(pr.HeadRepo), short(run.HeadSHA), orDeleted(run.HeadRepo), why)
+		number, gitrev.Short(pr.HeadSHA), orDeleted(pr.HeadRepo), gitrev.Short(run.HeadSHA), orDeleted(run.HeadRepo), why)
 }
 
 func orDeleted(repo string) string {

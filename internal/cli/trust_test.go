@@ -15,6 +15,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/github/githubtest"
+	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/shard"
 )
 
@@ -284,7 +285,7 @@ func TestActionWorkflowRunChecksPRNumber(t *testing.T) {
 				t.Errorf("summary has a skip note although the comment was written:\n%s", summary)
 			}
 			base, head := h.reportRevs(t)
-			if head.SHA != tt.headSHA || base.SHA != "" || strings.Contains(summary, short(runMerge)) || strings.Contains(summary, short(runBase)) {
+			if head.SHA != tt.headSHA || base.SHA != "" || strings.Contains(summary, gitrev.Short(runMerge)) || strings.Contains(summary, gitrev.Short(runBase)) {
 				t.Errorf("report names base %+v, head %+v (want head %q from the event, nothing from shard.json)", base, head, tt.headSHA)
 			}
 		})

@@ -44,8 +44,8 @@ type Site struct {
 // benchmark function (below testing.(*B).runN) or by a b.RunParallel
 // worker. Objects and Bytes are their exact sums: Objects[1] − Objects[0]
 // is the sum of every site's change. The rest of the profile, allocated
-// on other stacks, is counted apart (OutsideObjects, OutsideBytes;
-// OutsideSites): testing's and the runtime's own work, whose allocations
+// on other stacks, is counted apart (OutsideObjects, OutsideBytes):
+// testing's and the runtime's own work, whose allocations
 // vary a little from process to process (the tiny allocator, see Check,
 // hands out blocks differently) and do not belong to the benchmark, and
 // goroutines the benchmark starts (a heap profile does not record where
@@ -215,12 +215,6 @@ func (a *Allocs) Sites(unit string, n int) []Site {
 // largest allocator (on either side) first.
 func (a *Allocs) AllSites(unit string) []Site {
 	return a.sites(unit, false)
-}
-
-// OutsideSites is Sites for the allocations outside the benchmark's
-// stacks.
-func (a *Allocs) OutsideSites(unit string, n int) []Site {
-	return changed(a.sites(unit, true), n)
 }
 
 func changed(sites []Site, n int) []Site {

@@ -238,13 +238,3 @@ func (f *Funcs) Top(n int, cum bool) []Func {
 	}
 	return out
 }
-
-// All returns every function seen on either side, costliest (flat, on
-// either side) first.
-func (f *Funcs) All() []Func {
-	out := slices.Clone(f.funcs)
-	slices.SortFunc(out, func(x, y Func) int {
-		return cmp.Or(cmp.Compare(max(y.Base, y.Head), max(x.Base, x.Head)), strings.Compare(x.Function, y.Function))
-	})
-	return out
-}

@@ -254,7 +254,7 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 	if isRefName(rev) && !isFullSHA(rev) && !strings.HasPrefix(rev, "refs/") && !strings.HasPrefix(rev, r.remote+"/") {
 		tracking := "refs/remotes/" + r.remote + "/" + rev
 		if sha, err := r.verify(ctx, tracking); err == nil {
-			r.logf("%s is not a local branch; using %s/%s (%s)", rev, redact(r.remote), rev, short(sha))
+			r.logf("%s is not a local branch; using %s/%s (%s)", rev, redact(r.remote), rev, Short(sha))
 			return sha, nil
 		}
 	}
@@ -269,7 +269,7 @@ func (r *Repo) Resolve(ctx context.Context, rev string) (string, error) {
 		if shallow {
 			why = "missing from this shallow clone"
 		}
-		r.logf("commit %s is %s; fetching it from %s", short(rev), why, redact(r.remote))
+		r.logf("commit %s is %s; fetching it from %s", Short(rev), why, redact(r.remote))
 		if err := r.fetchSHA(ctx, strings.ToLower(rev), shallow); err != nil {
 			if ctx.Err() != nil {
 				return "", err
@@ -371,7 +371,7 @@ func (r *Repo) ParentOf(ctx context.Context, rev string, n int) (string, error) 
 	}
 	parents := parseParents(out)
 	if n > len(parents) {
-		return "", fmt.Errorf("commit %s (%s) has %d parent(s), so it has no parent %d", short(sha), rev, len(parents), n)
+		return "", fmt.Errorf("commit %s (%s) has %d parent(s), so it has no parent %d", Short(sha), rev, len(parents), n)
 	}
 	p := parents[n-1]
 	if _, err := r.verify(ctx, p); err == nil {
@@ -383,10 +383,10 @@ func (r *Repo) ParentOf(ctx context.Context, rev string, n int) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	r.logf("parent %d of %s is %s, which is missing; fetching it from %s", n, short(sha), short(p), redact(r.remote))
+	r.logf("parent %d of %s is %s, which is missing; fetching it from %s", n, Short(sha), Short(p), redact(r.remote))
 	if err := r.fetchSHA(ctx, p, shallow); err != nil {
 		return "", fmt.Errorf("parent %d of %s is %s, which is not in this repository, and fetching it from %s failed: %w",
-			n, short(sha), p, redact(r.remote), err)
+			n, Short(sha), p, redact(r.remote), err)
 	}
 	return r.verify(ctx, p)
 }
@@ -439,8 +439,8 @@ func isRefName(rev string) bool {
 	return true
 }
 
-// short abbreviates a SHA for messages.
-func short(sha string) string {
+// Short is a commit hash cut to 12 characters, as messages show it.
+func Short(sha string) string {
 	if len(sha) > 12 {
 		return sha[:12]
 	}
@@ -479,9 +479,9 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 			if err != nil || !shallow {
 				break
 			}
-			r.logf("the merge base of %s and %s is not in this shallow clone; fetching more history (%s) from %s", short(a), short(b), depth, redact(r.remote))
+			r.logf("the merge base of %s and %s is not in this shallow clone; fetching more history (%s) from %s", Short(a), Short(b), depth, redact(r.remote))
 			if err := r.deepen(ctx, depth, a, b); err != nil {
-				return "", fmt.Errorf("merge base of %s and %s: %w", short(a), short(b), err)
+				return "", fmt.Errorf("merge base of %s and %s: %w", Short(a), Short(b), err)
 			}
 		}
 		out, err := r.git(ctx, "merge-base", a, b)
@@ -492,7 +492,7 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 			return "", err
 		}
 	}
-	return "", fmt.Errorf("merge base of %s and %s: the commits have no common history", short(a), short(b))
+	return "", fmt.Errorf("merge base of %s and %s: the commits have no common history", Short(a), Short(b))
 }
 
 // deepen fetches the history of the commits shas to the given depth
@@ -527,24 +527,24 @@ func (r *Repo) ReadFile(ctx context.Context, rev, path string, max int64) ([]byt
 	entry, _, _ := strings.Cut(out, "\x00")
 	meta, name, ok := strings.Cut(entry, "\t")
 	if !ok || name != path {
-		return nil, fmt.Errorf("%s in commit %s: %w", path, short(sha), fs.ErrNotExist)
+		return nil, fmt.Errorf("%s in commit %s: %w", path, Short(sha), fs.ErrNotExist)
 	}
 	f := strings.Fields(meta) // mode, type, object
 	if len(f) != 3 {
-		return nil, fmt.Errorf("%s in commit %s: unexpected git ls-tree output %q", path, short(sha), meta)
+		return nil, fmt.Errorf("%s in commit %s: unexpected git ls-tree output %q", path, Short(sha), meta)
 	}
 	switch {
 	case f[0] == "120000":
-		return nil, fmt.Errorf("%s in commit %s: a symbolic link: %w", path, short(sha), ErrNotRegular)
+		return nil, fmt.Errorf("%s in commit %s: a symbolic link: %w", path, Short(sha), ErrNotRegular)
 	case f[1] != "blob":
-		return nil, fmt.Errorf("%s in commit %s: a %s: %w", path, short(sha), f[1], ErrNotRegular)
+		return nil, fmt.Errorf("%s in commit %s: a %s: %w", path, Short(sha), f[1], ErrNotRegular)
 	}
 	size, err := r.git(ctx, "cat-file", "-s", f[2])
 	if err != nil {
 		return nil, err
 	}
 	if n, err := strconv.ParseInt(strings.TrimSpace(size), 10, 64); err != nil || n > max {
-		return nil, fmt.Errorf("%s in commit %s: larger than %d bytes", path, short(sha), max)
+		return nil, fmt.Errorf("%s in commit %s: larger than %d bytes", path, Short(sha), max)
 	}
 	data, err := r.git(ctx, "cat-file", "blob", f[2])
 	if err != nil {

@@ -69,7 +69,7 @@ func (e *CommandError) Error() string {
 		b.WriteString(quoteArg(a))
 	}
 	b.WriteString(": ")
-	msg := oneLine(e.Stderr)
+	msg := OneLine(e.Stderr)
 	switch {
 	case msg == "":
 		b.WriteString(e.Err.Error())
@@ -98,9 +98,9 @@ func quoteArg(a string) string {
 	return strconv.Quote(a)
 }
 
-// oneLine joins the non-empty lines of git's stderr with "; ", leaving out
-// git's "hint:" advice, so that an error stays on one line.
-func oneLine(s string) string {
+// OneLine joins the non-empty lines of a tool's stderr with "; ",
+// leaving out git's "hint:" advice, so that an error stays on one line.
+func OneLine(s string) string {
 	var lines []string
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)

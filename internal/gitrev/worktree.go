@@ -87,7 +87,7 @@ func (r *Repo) AddWorktree(ctx context.Context, sha, parentDir string) (*Worktre
 	if err != nil {
 		return nil, fmt.Errorf("worktree directory: %w", err)
 	}
-	w := &Worktree{repo: r, sha: sha, tmp: tmp, path: filepath.Join(tmp, short(sha))}
+	w := &Worktree{repo: r, sha: sha, tmp: tmp, path: filepath.Join(tmp, Short(sha))}
 	if _, err := r.git(ctx, "worktree", "add", "--detach", "--quiet", w.path, sha); err != nil {
 		cctx, cancel := cleanupContext(ctx)
 		defer cancel()
@@ -99,7 +99,7 @@ func (r *Repo) AddWorktree(ctx context.Context, sha, parentDir string) (*Worktre
 	r.mu.Lock()
 	r.worktrees = append(r.worktrees, w)
 	r.mu.Unlock()
-	r.logf("checked out %s in %s", short(sha), w.path)
+	r.logf("checked out %s in %s", Short(sha), w.path)
 	return w, nil
 }
 

@@ -187,11 +187,6 @@ func fill[T any](dst *Setting[T], suite Setting[T]) {
 	}
 }
 
-// Ignored reports whether the benchmark falls under a rule with ignore: true.
-func (p *Policy) Ignored(pkg, name string) bool {
-	return p.For(pkg, name).Ignore
-}
-
 // Bench names one benchmark: its package import path and its benchfmt name.
 type Bench struct {
 	Package, Name string

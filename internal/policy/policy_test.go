@@ -426,7 +426,7 @@ func TestMissingRequired(t *testing.T) {
 	if nilPolicy.MissingRequired(head) != nil {
 		t.Error("nil policy requires something")
 	}
-	if !p.Ignored("ex.com/codec", "ColdDecode-8") || p.Ignored("ex.com/parse", "Parse-8") {
-		t.Error("Ignored")
+	if !p.For("ex.com/codec", "ColdDecode-8").Ignore || p.For("ex.com/parse", "Parse-8").Ignore {
+		t.Error("For(...).Ignore")
 	}
 }

@@ -29,8 +29,11 @@ type Meta struct {
 	// compare DIR` gives the run's verdict.
 	RawDir  string
 	Partial bool // the run was interrupted
-	// Notes are lines about the run, in words (untrusted: they may quote
-	// names).
+	// Run is what the run learned while it measured, as facts the report
+	// words (before the Notes).
+	Run Run
+	// Notes are the other lines about the run, in words (untrusted: they
+	// may quote names).
 	Notes []string
 	// Warnings are the caller's warnings about the run, in words
 	// (untrusted): shards that do not cover the suite, values the
@@ -286,6 +289,7 @@ func runList(v gate.Verdict, m Meta) *List {
 	if p := m.Policy; p != nil && p.Source != "" {
 		l.Items = append(l.Items, []Span{txt("Policy: "), nameSpan(p.Source), txt(" (docs/policy.md).")})
 	}
+	l.Items = append(l.Items, m.Run.items()...)
 	for _, n := range m.Notes {
 		l.Items = append(l.Items, []Span{prose(n)})
 	}

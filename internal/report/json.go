@@ -47,7 +47,8 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		Failures:     make([]jsonFailure, 0, len(v.Failures)),
 		Scaling:      make([]jsonScaling, 0, len(v.Scaling)),
 		Warnings:     make([]jsonWarning, 0, len(v.Warnings)+len(m.Warnings)+1),
-		Notes:        append([]string{}, m.Notes...),
+		Notes:        append(append([]string{}, m.Run.Lines()...), m.Notes...),
+		Run:          m.Run.json(),
 	}
 	if v.Pass {
 		doc.Verdict = "pass"
@@ -124,6 +125,7 @@ type jsonDoc struct {
 	Scaling      []jsonScaling   `json:"scaling"`
 	Warnings     []jsonWarning   `json:"warnings"`
 	Notes        []string        `json:"notes"`
+	Run          *jsonRun        `json:"run,omitempty"`
 }
 
 func jsonBenchmarkOf(r gate.Result) jsonBenchmark {

@@ -15,6 +15,17 @@ import (
 // encode them.
 var schemaTypes = map[string]any{
 	"report":                jsonDoc{},
+	"run":                   jsonRun{},
+	"affected":              jsonAffected{},
+	"named":                 jsonNamed{},
+	"adaptive":              jsonAdaptive{},
+	"decided":               jsonDecided{},
+	"instruction lane":      jsonLane{},
+	"cancelled":             jsonCancelled{},
+	"shard part":            jsonShardPart{},
+	"timing":                jsonTiming{},
+	"run confirmation":      jsonRunConfirmation{},
+	"explained":             jsonExplained{},
 	"rev":                   jsonRev{},
 	"go":                    jsonGo{},
 	"policy":                jsonPolicy{},

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/sandbox"
 )
 
 // command describes one child process.
@@ -110,17 +112,11 @@ func (c command) run(ctx context.Context) (output, error) {
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
 		defer cancel()
 	}
-	cmd := exec.CommandContext(ctx, c.Name, c.Args...)
+	cmd := sandbox.Command(ctx, c.Cred, c.Name, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: c.Cred}
-	cmd.Cancel = func() error {
-		// Negative pid: the whole process group.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err := startPinned(cmd, c.CPUs)
 	if err == nil {

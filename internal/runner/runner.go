@@ -65,17 +65,7 @@ type Options struct {
 	// theirs for the builds and taken back, with the binaries, before any
 	// binary runs, so that one side's code cannot replace the other's.
 	Credential *syscall.Credential
-	// Built, if set, is called once both sides are built, before any test
-	// binary runs (the first process that runs the change's code); an
-	// error ends Prepare. The sandbox seals the Go caches there.
-	Built    func() error
-	Progress io.Writer // progress lines (stderr); nil for none
-	// Select, if set, picks the units to measure out of all discovered ones
-	// (sharding). It must be deterministic.
-	Select func([]Unit) []Unit
-	// Plan, if set, is told the units after calibration, before any
-	// counted run (to warn about a count that cannot reach alpha).
-	Plan func([]Unit)
+	Progress   io.Writer // progress lines (stderr); nil for none
 	// Ignore, if set, names the benchmarks not to run (a policy's ignore
 	// rules): it is asked with the import path and a benchmark's name
 	// ("BenchmarkX", "BenchmarkX/size=1k") for every top-level benchmark
@@ -224,17 +214,38 @@ func Run(ctx context.Context, base, head Side, o Options, baseOut, headOut io.Wr
 	return s.Result(), err
 }
 
-// Session is a prepared measurement: binaries built, benchmarks discovered,
-// calibrated and warmed up. Measure may then be called any number of times,
-// for any subset of the units (adaptive rounds, confirmation re-runs).
+// Session is a measurement in its three steps, each a call: Build (both
+// sides' test binaries; nothing of the change has run yet), Discover
+// (benchmarks listed and calibrated), Prepare (the units to measure chosen
+// and warmed up). Measure may then be called any number of times, for any
+// subset of the units (adaptive rounds, confirmation re-runs). Between the
+// calls the caller decides: it seals the sandbox after Build, it picks a
+// shard's units and advises on the count after Discover.
 type Session struct {
 	r     *run
 	start time.Time
+	built [2][]pkg
 }
 
-// Prepare builds both sides' test binaries, discovers and calibrates the
-// benchmarks, and warms every one up once per side.
+// Prepare is Build, Discover and Prepare of every discovered unit: a
+// session ready to measure, for callers with nothing to do between the
+// steps.
 func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) {
+	s, err := Build(ctx, base, head, o)
+	if err != nil {
+		return s, err
+	}
+	units, err := s.Discover(ctx)
+	if err != nil {
+		return s, err
+	}
+	return s, s.Prepare(ctx, units)
+}
+
+// Build builds both sides' test binaries (and reads their Go toolchains).
+// No test binary has run when it returns: the caller may seal what the
+// change's code must not write before Discover runs them.
+func Build(ctx context.Context, base, head Side, o Options) (*Session, error) {
 	o.defaults()
 	filter, err := parseBenchFilter(o.Bench)
 	if err != nil {
@@ -256,40 +267,40 @@ func Prepare(ctx context.Context, base, head Side, o Options) (*Session, error) 
 		return s, err
 	}
 	r.progress("building test binaries (base and head in parallel)%s", toolchainProgress(r.res.GoVersion))
-	pkgs, err := buildBoth(ctx, r.sides, &o)
+	s.built, err = buildBoth(ctx, r.sides, &o)
 	r.res.BuildTime = time.Since(buildStart)
+	return s, err
+}
+
+// Discover lists the benchmarks of both sides' binaries and calibrates
+// every one (the pilot runs): all units Options.Bench matches and
+// Options.Ignore keeps, or ErrNoBenchmarks.
+func (s *Session) Discover(ctx context.Context) ([]Unit, error) {
+	units, err := s.r.discover(ctx, s.built)
 	if err != nil {
-		return s, err
-	}
-	if o.Built != nil {
-		if err := o.Built(); err != nil {
-			return s, err
-		}
-	}
-	units, err := r.discover(ctx, pkgs)
-	if err != nil {
-		return s, err
+		return nil, err
 	}
 	if len(units) == 0 {
-		return s, ErrNoBenchmarks
+		return nil, ErrNoBenchmarks
 	}
-	if o.Select != nil {
-		// A shard may legitimately get nothing to do.
-		units = o.Select(units)
-	}
+	return units, nil
+}
+
+// Prepare makes units (some or all of Discover's; a shard may get none)
+// the session's units and warms each up once per side, unless
+// Options.NoWarmUp.
+func (s *Session) Prepare(ctx context.Context, units []Unit) error {
+	r := s.r
 	r.res.Units = units
-	if o.Plan != nil {
-		o.Plan(units)
-	}
-	if o.NoWarmUp {
-		return s, nil
+	if r.o.NoWarmUp {
+		return nil
 	}
 	warm := time.Now()
 	if err := r.warmUp(ctx, units); err != nil {
-		return s, err
+		return err
 	}
 	r.res.WarmupTime = time.Since(warm)
-	return s, nil
+	return nil
 }
 
 // Reseed sets the seed of the run order of later Measure calls (a

@@ -498,30 +498,43 @@ func benchstatIgnoresRound(t *testing.T, base, head string) {
 	}
 }
 
-// Options.Built is called once both sides' binaries are built and before
-// any of them runs; its error ends Prepare.
-func TestBuiltBeforeAnyRun(t *testing.T) {
+// Build builds both sides' binaries and runs none of them: the caller
+// seals the sandbox between Build and Discover.
+func TestBuildRunsNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds real test binaries")
 	}
 	base := testenv.CopyTree(t, "testdata/mod", t.TempDir())
 	bins := t.TempDir()
-	stop := errors.New("stop here")
+	s, err := Build(context.Background(), Side{"base", base}, Side{"head", base}, Options{Count: 1, BinDir: bins})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
 	var built []string
-	s, err := Prepare(context.Background(), Side{"base", base}, Side{"head", base}, Options{Count: 1, BinDir: bins, Built: func() error {
-		for _, side := range []string{"base", "head"} {
-			m, _ := filepath.Glob(filepath.Join(bins, side, "*.test"))
-			built = append(built, m...)
-		}
-		return stop
-	}})
-	if !errors.Is(err, stop) {
-		t.Fatalf("Prepare: %v, want Built's error", err)
+	for _, side := range []string{"base", "head"} {
+		m, _ := filepath.Glob(filepath.Join(bins, side, "*.test"))
+		built = append(built, m...)
 	}
 	if len(built) != 4 {
-		t.Errorf("Built saw binaries %v, want both packages' on both sides", built)
+		t.Errorf("Build left binaries %v, want both packages' on both sides", built)
 	}
 	if n := s.Result().Processes; n != 0 {
-		t.Errorf("%d test binaries ran before Built", n)
+		t.Errorf("%d test binaries ran in Build", n)
+	}
+	units, err := s.Discover(context.Background())
+	if err != nil {
+		t.Fatalf("Discover: %v", err)
+	}
+	if s.Result().Processes == 0 || len(units) == 0 {
+		t.Errorf("Discover ran %d processes and found %d units, want some of each", s.Result().Processes, len(units))
+	}
+	if len(s.Units()) != 0 {
+		t.Errorf("Units before Prepare: %v, want none", s.Units())
+	}
+	if err := s.Prepare(context.Background(), units[:1]); err != nil {
+		t.Fatalf("Prepare: %v", err)
+	}
+	if got := s.Units(); len(got) != 1 || got[0] != units[0] {
+		t.Errorf("Units after Prepare(units[:1]) = %v, want %v", got, units[:1])
 	}
 }

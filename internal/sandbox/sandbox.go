@@ -9,9 +9,10 @@
 // the job put in the container (from the mount table, [ParseMountinfo]) but
 // the way to what it needs, and [Sandbox.Seal] makes its home read-only once
 // the builds are done, so that the code, which runs only in the test
-// binaries, leaves nothing a later build reads. git is benchgate's own tool
-// and keeps the variables it needs ([GitEnv]) but loses the credentials all
-// the same.
+// binaries, leaves nothing a later build reads. [Command] runs such a
+// process in a process group of its own, killed whole on cancellation.
+// git is benchgate's own tool and keeps the variables it needs ([GitEnv])
+// but loses the credentials all the same.
 package sandbox
 
 import (

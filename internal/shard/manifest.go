@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/safefile"
 )
 
@@ -170,7 +171,7 @@ func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
 	}
 	disagree("the number of shards", func(m Manifest) string { return fmt.Sprintf("n=%d", m.Shard.Count) })
 	disagree("the commits", func(m Manifest) string {
-		return fmt.Sprintf("base %s, head %s", short(m.BaseSHA), short(m.HeadSHA))
+		return fmt.Sprintf("base %s, head %s", gitrev.Short(m.BaseSHA), gitrev.Short(m.HeadSHA))
 	})
 	disagree("the tool", func(m Manifest) string { return fmt.Sprintf("%q", m.Tool) })
 	disagree("the settings", func(m Manifest) string { return fmt.Sprintf("%q", m.Settings) })
@@ -274,11 +275,4 @@ func sortedCopy(s []string) []string {
 	out := append([]string{}, s...)
 	slices.Sort(out)
 	return out
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// compare judges two existing benchfmt files, or a run's --out directory.
+func (a *app) compare() int {
+	if a.cfg.CompareDir != "" {
+		return a.compareDir(a.cfg.CompareDir)
+	}
+	var in [2]stats.Input
+	for i, name := range a.cfg.Files {
+		path := name
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(a.env.Dir, path)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, errors.Unwrap(err))
+		}
+		defer f.Close()
+		in[i] = stats.Input{Name: name, R: f}
+	}
+	meta := report.Meta{RawBase: a.cfg.Files[0], RawHead: a.cfg.Files[1], BaseRef: a.cfg.Files[0], HeadRef: a.cfg.Files[1]}
+	r, err := a.fileRules()
+	if err != nil {
+		return a.errorf(ExitUsage, "%v", err)
+	}
+	v, err := a.judging(r).Verdict(in, nil)
+	if err != nil {
+		return a.errorf(ExitUsage, "%v", oneLine(err))
+	}
+	meta.Policy = policyMeta(r, *v)
+	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
+}
+
+// compareDir judges the raw files a run kept in dir (--out) as the run
+// judged them: the screen, the confirmation's files and failures, and the
+// rules it kept in judge.json (the policy file in force and the
+// acceptances), unless --policy or --accept are given.
+func (a *app) compareDir(dir string) int {
+	path := a.path(dir)
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		return a.errorf(ExitUsage, "compare: %s is not a directory: give two files, BASE.txt and HEAD.txt, or a run's --out directory", dir)
+	}
+	in, err := pipeline.ReadDir(path, dir)
+	if err != nil {
+		return a.errorf(ExitUsage, "compare: %v", oneLine(err))
+	}
+	r, err := a.fileRules()
+	if err != nil {
+		return a.errorf(ExitUsage, "%v", err)
+	}
+	if !a.cfg.Given["policy"] && !a.cfg.Given["accept"] {
+		rec := filepath.Join(path, judgeFile)
+		data, err := pipeline.ReadKept(rec)
+		if err != nil {
+			return a.errorf(ExitUsage, "compare: %v", err)
+		}
+		if data != nil {
+			if r, err = recordRules(filepath.Join(dir, judgeFile), data); err != nil {
+				return a.errorf(ExitUsage, "compare: %v", oneLine(err))
+			}
+		}
+	}
+	v, err := a.judging(r).Raw(in)
+	if err != nil {
+		return a.errorf(ExitUsage, "%v", oneLine(err))
+	}
+	meta := report.Meta{RawDir: dir, BaseRef: in.Screen[0].Name, HeadRef: in.Screen[1].Name}
+	meta.Policy = policyMeta(r, *v)
+	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
+}

@@ -1,0 +1,187 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/shard"
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// ConfirmFailuresFile is the confirmation re-run's failures, beside its
+// raw files in a kept --out directory (docs/measuring.md, "Raw files").
+const ConfirmFailuresFile = "confirm-failures.json"
+
+// ScreenRoundsKey starts the confirmation's raw files: the number of the
+// screen's rounds the confirmation planned with (gate.ConfirmRounds). The
+// files exist, with this line, whenever the run confirmed, also when no
+// row was promising: whoever judges the kept files judges the screen as
+// the run did.
+const ScreenRoundsKey = "screen-rounds"
+
+// File is one raw file's contents and the name its errors give.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Raw is what a judgement reads: the screen's raw files and the failures
+// of its runs and, when the run confirmed, the re-run's files and
+// failures. run, compare and merge judge through Judge.Raw alone, so a
+// verdict does not depend on the command that gave it.
+type Raw struct {
+	Screen   [2]File
+	Failures []gate.Failure
+	// Confirmed says the run had a confirmation stage; Screened is the
+	// screen's round count it planned with.
+	Confirmed       bool
+	Screened        int
+	Confirm         [2]File // empty when no row was promising
+	ConfirmFailures []gate.Failure
+}
+
+func inputs(files [2]File) [2]stats.Input {
+	return [2]stats.Input{{Name: files[0].Name, R: bytes.NewReader(files[0].Data)}, {Name: files[1].Name, R: bytes.NewReader(files[1].Data)}}
+}
+
+// hasResults reports whether raw holds a benchmark result line.
+func hasResults(raw []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if bytes.HasPrefix(sc.Bytes(), []byte("Benchmark")) {
+			return true
+		}
+	}
+	return false
+}
+
+// screenRounds reads the screen-rounds line that starts a confirmation
+// file; ok is false without one.
+func screenRounds(name string, raw []byte) (n int, ok bool, err error) {
+	line, _, _ := bytes.Cut(raw, []byte("\n"))
+	k, v, found := strings.Cut(string(line), ":")
+	if !found || strings.TrimSpace(k) != ScreenRoundsKey {
+		return 0, false, nil
+	}
+	n, err = strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return 0, false, fmt.Errorf("%s:1: %s %q: want a positive number of rounds", name, ScreenRoundsKey, strings.TrimSpace(v))
+	}
+	return n, true, nil
+}
+
+// WithConfirm adds the confirmation files to in: their screen-rounds line
+// says the run confirmed. Files without the line (benchgate before it
+// was written) count the screen's rounds.
+func (in *Raw) WithConfirm(files [2]File, failures []gate.Failure) error {
+	if files[0].Data == nil && files[1].Data == nil {
+		return nil
+	}
+	var counts [2]int
+	for i, f := range files {
+		n, ok, err := screenRounds(f.Name, f.Data)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			n = maxRound(in.Screen[i].Data)
+		}
+		counts[i] = n
+	}
+	if counts[0] != counts[1] {
+		return fmt.Errorf("%s and %s: screen-rounds %d and %d differ: the two files come from different runs", files[0].Name, files[1].Name, counts[0], counts[1])
+	}
+	in.Confirmed, in.Screened, in.Confirm, in.ConfirmFailures = true, counts[0], files, failures
+	return nil
+}
+
+// maxRound is the largest "round: N" of a raw file.
+func maxRound(raw []byte) int {
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "round:"); ok {
+			if r, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				n = max(n, r)
+			}
+		}
+	}
+	return n
+}
+
+// ReadKept reads a file of a kept directory through no link, within the
+// bounds of a shard's files; a missing file is nil.
+func ReadKept(path string) ([]byte, error) {
+	limit := int64(shard.MaxRawSize)
+	if strings.HasSuffix(path, ".json") {
+		limit = shard.MaxJSONSize
+	}
+	data, err := shard.ReadBounded(path, limit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// failuresOf decodes a failures file (nil: none).
+func failuresOf(path string, data []byte) ([]gate.Failure, error) {
+	if data == nil {
+		return nil, nil
+	}
+	var fs []gate.Failure
+	if err := json.Unmarshal(data, &fs); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return fs, nil
+}
+
+// ReadDir reads the raw files of a run's --out directory dir, File
+// as the user File the directory.
+func ReadDir(dir, shown string) (Raw, error) {
+	var in Raw
+	var confirm [2]File
+	for i, name := range []string{shard.BaseFile, shard.HeadFile, shard.ConfirmBaseFile, shard.ConfirmHeadFile} {
+		data, err := ReadKept(filepath.Join(dir, name))
+		if err != nil {
+			return in, err
+		}
+		f := File{filepath.Join(shown, name), data}
+		switch {
+		case i < 2 && data == nil:
+			return in, fmt.Errorf("%s: no such file: not the --out directory of a benchgate run", f.Name)
+		case i < 2:
+			in.Screen[i] = f
+		case data != nil:
+			confirm[i-2] = f
+		}
+	}
+	failures, err := ReadFailures(dir, shown, shard.FailuresFile)
+	if err != nil {
+		return in, err
+	}
+	in.Failures = failures
+	cf, err := ReadFailures(dir, shown, ConfirmFailuresFile)
+	if err != nil {
+		return in, err
+	}
+	return in, in.WithConfirm(confirm, cf)
+}
+
+// ReadFailures reads and decodes the failures file name of dir.
+func ReadFailures(dir, shown, name string) ([]gate.Failure, error) {
+	data, err := ReadKept(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	return failuresOf(filepath.Join(shown, name), data)
+}

@@ -1,0 +1,398 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/gate"
+)
+
+// Run is what a run learned while it measured, as facts: figures, no
+// words. The report words them in "How the run was made", as it words the
+// gate's reasons; the zero Run says nothing.
+type Run struct {
+	// Affected is the --packages affected selection; nil without one.
+	Affected *Affected
+	// CountAdvice warns that --count cannot reach alpha (gate.CountAdvice).
+	CountAdvice *gate.Warning
+	Adaptive    *Adaptive
+	Lane        *Lane
+	Cancelled   *Cancelled
+	Shard       *ShardPart
+	// Skipped are what the runner found nothing to measure in, as it says
+	// ("importpath: reason"; untrusted: they name the change's code).
+	Skipped      []string
+	Timing       *Timing
+	Confirmation *Confirmation
+	Explain      *Explained
+}
+
+// Explained is what the explain pass did after the verdict.
+type Explained struct {
+	// Instructions is how many instructions/op changes the lane's
+	// per-function counts explain.
+	Instructions int
+	// Profiled is how many changed benchmarks were profiled, in Elapsed:
+	// the allocations of Allocs of them in AllocsTime, the CPU of CPU of
+	// them in CPUTime.
+	Profiled, Allocs, CPU        int
+	Elapsed, AllocsTime, CPUTime time.Duration
+	// Kept is the directory the counts, profiles and test binaries were
+	// kept in; "" if they were not kept.
+	Kept string
+	// Cancelled: the benchmarks not yet profiled are not explained.
+	Cancelled bool
+	// Skipped more changed benchmarks were not profiled (at most Max
+	// per run).
+	Skipped, Max int
+	// Merged is how many explanations came from the shards' passes.
+	Merged int
+}
+
+// Affected is the selection of the packages a change affects: the
+// selection's summary and the packages it left out and the changed files
+// that affect nothing, each with its reason (untrusted: they name the
+// change's files and packages).
+type Affected struct {
+	Summary          string
+	Skipped, Ignored []Named
+}
+
+// Named is a package or file and why it was left out.
+type Named struct{ Name, Reason string }
+
+// maxAffectedSkipped is the most skipped packages the report lists.
+const maxAffectedSkipped = 20
+
+// Adaptive is the --max-time run: its rounds, its looks and when its
+// benchmarks were decided.
+type Adaptive struct {
+	MaxTime   time.Duration
+	Rounds    int // rounds run
+	MaxRounds int // the most the budget allowed
+	Elapsed   time.Duration
+	Looks     []int
+	// Decided counts the benchmarks decided early per round, by round.
+	Decided []Decided
+	// Undecided is how many were still undecided when the budget ran out.
+	Undecided int
+	// Stopped is the round an error (cancellation) stopped, 0 if none.
+	Stopped int
+}
+
+// Decided is how many benchmarks an adaptive run decided after a round.
+type Decided struct{ Round, Count int }
+
+// Lane is the instruction lane's cost beside what came before it.
+type Lane struct {
+	Benchmarks, Repeats, Processes int
+	Elapsed                        time.Duration
+	// Before is the time of the builds and calibration (and the time
+	// lane, unless Only) before the lane.
+	Before      time.Duration
+	Only        bool // no time lane
+	Unavailable int  // benchmarks the lane could not count
+}
+
+// Cancelled says where a cancellation stopped the run.
+type Cancelled struct {
+	Rounds, Of int // rounds completed of the planned
+	// Confirmation: it stopped the confirmation re-run, after the screen.
+	Confirmation bool
+}
+
+// ShardPart is one matrix job's part of the suite.
+type ShardPart struct {
+	Shard         string // "2/4"
+	Assigned, All int
+}
+
+// Timing is where a run's time went.
+type Timing struct {
+	Elapsed, Build, Processes, Counted time.Duration
+	Count                              int // benchmark processes
+}
+
+// Confirmation is the re-run of the promising time rows.
+type Confirmation struct {
+	Rows, Rounds int
+	PromisingP   float64
+}
+
+// Lines words the facts, one line each, in the order a run learns them.
+func (r Run) Lines() []string {
+	var out []string
+	for _, l := range r.items() {
+		out = append(out, Plain(l))
+	}
+	return out
+}
+
+// items are the facts' lines as spans.
+func (r Run) items() [][]Span {
+	var out [][]Span
+	add := func(s string) { out = append(out, []Span{txt(s)}) }
+	if a := r.Affected; a != nil {
+		out = append(out, []Span{txt("packages affected by the change: "), prose(a.Summary)})
+		for i, e := range a.Skipped {
+			if i == maxAffectedSkipped {
+				add(fmt.Sprintf("… and %d more packages skipped", len(a.Skipped)-maxAffectedSkipped))
+				break
+			}
+			out = append(out, []Span{txt("skipped "), prose(e.Name + ": " + e.Reason)})
+		}
+		for _, e := range a.Ignored {
+			out = append(out, []Span{txt("ignored change "), prose(e.Name + ": " + e.Reason)})
+		}
+	}
+	if r.CountAdvice != nil {
+		out = append(out, warningSpans(*r.CountAdvice, nil))
+	}
+	if a := r.Adaptive; a != nil {
+		add(adaptiveText(*a))
+	}
+	if l := r.Lane; l != nil {
+		add(laneText(*l))
+	}
+	if c := r.Cancelled; c != nil {
+		if c.Confirmation {
+			add("cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
+		} else {
+			add(fmt.Sprintf("cancelled after %d of %d rounds: this report is partial", c.Rounds, c.Of))
+		}
+	}
+	if s := r.Shard; s != nil {
+		add(fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", s.Shard, s.Assigned, s.All))
+	}
+	for _, s := range r.Skipped {
+		out = append(out, []Span{txt("skipped "), prose(s)})
+	}
+	if t := r.Timing; t != nil {
+		add(timingText(*t))
+	}
+	if c := r.Confirmation; c != nil {
+		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+			c.Rows, c.PromisingP, c.Rounds))
+	}
+	if e := r.Explain; e != nil {
+		for _, l := range explainedText(*e) {
+			add(l)
+		}
+	}
+	return out
+}
+
+func explainedText(e Explained) []string {
+	var out []string
+	if e.Instructions > 0 {
+		s := "explain: " + plural(e.Instructions, "instructions/op change", "instructions/op changes") + " from the instruction lane's per-function counts"
+		if e.Kept != "" {
+			s += "; counts kept in " + e.Kept + " as pprof profiles"
+		}
+		out = append(out, s)
+	}
+	if e.Cancelled {
+		out = append(out, "explain: cancelled; the benchmarks not yet profiled are not explained")
+	}
+	if e.Profiled > 0 {
+		round := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
+		s := fmt.Sprintf("explain: profiled %s after the verdict in %s (allocations of %d in %s, CPU of %d in %s)",
+			plural(e.Profiled, "changed benchmark", "changed benchmarks"), round(e.Elapsed), e.Allocs, round(e.AllocsTime), e.CPU, round(e.CPUTime))
+		if e.Kept != "" {
+			s += "; profiles and test binaries kept in " + e.Kept
+		} else {
+			s += "; the profiles were not kept (--out DIR keeps them, with the test binaries, for go tool pprof)"
+		}
+		out = append(out, s)
+	}
+	if e.Skipped > 0 {
+		out = append(out, fmt.Sprintf("explain: %s not profiled (at most %d per run)", plural(e.Skipped, "more changed benchmark", "more changed benchmarks"), e.Max))
+	}
+	if e.Merged > 0 {
+		out = append(out, fmt.Sprintf("explain: %s from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",
+			plural(e.Merged, "explanation", "explanations")))
+	}
+	return out
+}
+
+func adaptiveText(a Adaptive) string {
+	if a.Stopped > 0 {
+		return fmt.Sprintf("adaptive: stopped in round %d", a.Stopped)
+	}
+	s := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, looks after rounds %v; ", a.MaxTime, a.Rounds, a.MaxRounds, a.Elapsed.Round(time.Second), a.Looks)
+	var parts []string
+	for _, d := range a.Decided {
+		parts = append(parts, fmt.Sprintf("%d after round %d", d.Count, d.Round))
+	}
+	if len(parts) > 0 {
+		s += "benchmarks decided early: " + strings.Join(parts, ", ")
+	} else {
+		s += "no benchmark was decided early"
+	}
+	if a.Undecided > 0 {
+		s += fmt.Sprintf("; %d undecided when the budget ran out", a.Undecided)
+	}
+	return s
+}
+
+func laneText(l Lane) string {
+	what := "the builds, calibration and time lane before it"
+	if l.Only {
+		what = "the builds and calibration before it"
+	}
+	per := ""
+	if l.Benchmarks > 0 {
+		per = fmt.Sprintf(", %s per benchmark", (l.Elapsed / time.Duration(l.Benchmarks)).Round(100*time.Millisecond))
+	}
+	s := fmt.Sprintf("instruction lane: %d benchmarks counted under valgrind (callgrind), %d runs per side each: %d processes, %s%s (%s: %s)",
+		l.Benchmarks, l.Repeats, l.Processes, l.Elapsed.Round(100*time.Millisecond), per, what, l.Before.Round(100*time.Millisecond))
+	if l.Unavailable > 0 {
+		s += fmt.Sprintf("; %d unavailable", l.Unavailable)
+	}
+	return s
+}
+
+func timingText(t Timing) string {
+	over := t.Elapsed - t.Build - t.Processes
+	pct := 0.0
+	if t.Elapsed > 0 {
+		pct = 100 * float64(over) / float64(t.Elapsed)
+	}
+	return fmt.Sprintf("time: %s in all: building %s, %d benchmark processes %s (counted runs %s), benchgate itself %s (%.1f%%)",
+		t.Elapsed.Round(time.Millisecond), t.Build.Round(time.Millisecond), t.Count,
+		t.Processes.Round(time.Millisecond), t.Counted.Round(time.Millisecond), over.Round(time.Millisecond), pct)
+}
+
+// jsonRun is the run's facts in the JSON report (docs/json-schema.md,
+// "run"); durations in seconds.
+type jsonRun struct {
+	Affected     *jsonAffected        `json:"affected,omitempty"`
+	Adaptive     *jsonAdaptive        `json:"adaptive,omitempty"`
+	Lane         *jsonLane            `json:"instruction_lane,omitempty"`
+	Cancelled    *jsonCancelled       `json:"cancelled,omitempty"`
+	Shard        *jsonShardPart       `json:"shard,omitempty"`
+	Skipped      []string             `json:"skipped"`
+	Timing       *jsonTiming          `json:"timing,omitempty"`
+	Confirmation *jsonRunConfirmation `json:"confirmation,omitempty"`
+	Explain      *jsonExplained       `json:"explain,omitempty"`
+}
+
+type jsonAffected struct {
+	Summary string      `json:"summary"`
+	Skipped []jsonNamed `json:"skipped"`
+	Ignored []jsonNamed `json:"ignored"`
+}
+
+type jsonNamed struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+type jsonAdaptive struct {
+	MaxTime   float64       `json:"max_time"`
+	Rounds    int           `json:"rounds"`
+	MaxRounds int           `json:"max_rounds"`
+	Elapsed   float64       `json:"elapsed"`
+	Looks     []int         `json:"looks"`
+	Decided   []jsonDecided `json:"decided"`
+	Undecided int           `json:"undecided"`
+	Stopped   int           `json:"stopped"`
+}
+
+type jsonDecided struct {
+	Round int `json:"round"`
+	Count int `json:"count"`
+}
+
+type jsonLane struct {
+	Benchmarks  int     `json:"benchmarks"`
+	Repeats     int     `json:"repeats"`
+	Processes   int     `json:"processes"`
+	Elapsed     float64 `json:"elapsed"`
+	Before      float64 `json:"before"`
+	Only        bool    `json:"only"`
+	Unavailable int     `json:"unavailable"`
+}
+
+type jsonCancelled struct {
+	Rounds       int  `json:"rounds"`
+	Of           int  `json:"of"`
+	Confirmation bool `json:"confirmation"`
+}
+
+type jsonShardPart struct {
+	Shard    string `json:"shard"`
+	Assigned int    `json:"assigned"`
+	All      int    `json:"all"`
+}
+
+type jsonTiming struct {
+	Elapsed   float64 `json:"elapsed"`
+	Build     float64 `json:"build"`
+	Processes float64 `json:"processes"`
+	Counted   float64 `json:"counted"`
+	Count     int     `json:"process_count"`
+}
+
+type jsonRunConfirmation struct {
+	Rows       int     `json:"rows"`
+	Rounds     int     `json:"rounds"`
+	PromisingP float64 `json:"promising_p"`
+}
+
+type jsonExplained struct {
+	Instructions int     `json:"instructions"`
+	Profiled     int     `json:"profiled"`
+	Allocs       int     `json:"allocs"`
+	CPU          int     `json:"cpu"`
+	Elapsed      float64 `json:"elapsed"`
+	Kept         string  `json:"kept"`
+	Cancelled    bool    `json:"cancelled"`
+	Skipped      int     `json:"skipped"`
+	Merged       int     `json:"merged"`
+}
+
+// json is r for the JSON report; nil when it holds no fact.
+func (r Run) json() *jsonRun {
+	if len(r.items()) == 0 {
+		return nil
+	}
+	sec := func(d time.Duration) float64 { return d.Seconds() }
+	j := &jsonRun{Skipped: append([]string{}, r.Skipped...)}
+	if a := r.Affected; a != nil {
+		j.Affected = &jsonAffected{Summary: a.Summary, Skipped: []jsonNamed{}, Ignored: []jsonNamed{}}
+		for _, e := range a.Skipped {
+			j.Affected.Skipped = append(j.Affected.Skipped, jsonNamed(e))
+		}
+		for _, e := range a.Ignored {
+			j.Affected.Ignored = append(j.Affected.Ignored, jsonNamed(e))
+		}
+	}
+	if a := r.Adaptive; a != nil {
+		j.Adaptive = &jsonAdaptive{MaxTime: sec(a.MaxTime), Rounds: a.Rounds, MaxRounds: a.MaxRounds, Elapsed: sec(a.Elapsed),
+			Looks: append([]int{}, a.Looks...), Decided: []jsonDecided{}, Undecided: a.Undecided, Stopped: a.Stopped}
+		for _, d := range a.Decided {
+			j.Adaptive.Decided = append(j.Adaptive.Decided, jsonDecided(d))
+		}
+	}
+	if l := r.Lane; l != nil {
+		j.Lane = &jsonLane{l.Benchmarks, l.Repeats, l.Processes, sec(l.Elapsed), sec(l.Before), l.Only, l.Unavailable}
+	}
+	if c := r.Cancelled; c != nil {
+		j.Cancelled = &jsonCancelled{c.Rounds, c.Of, c.Confirmation}
+	}
+	if s := r.Shard; s != nil {
+		j.Shard = &jsonShardPart{s.Shard, s.Assigned, s.All}
+	}
+	if t := r.Timing; t != nil {
+		j.Timing = &jsonTiming{sec(t.Elapsed), sec(t.Build), sec(t.Processes), sec(t.Counted), t.Count}
+	}
+	if c := r.Confirmation; c != nil {
+		j.Confirmation = &jsonRunConfirmation{c.Rows, c.Rounds, c.PromisingP}
+	}
+	if e := r.Explain; e != nil {
+		j.Explain = &jsonExplained{e.Instructions, e.Profiled, e.Allocs, e.CPU, sec(e.Elapsed), e.Kept, e.Cancelled, e.Skipped, e.Merged}
+	}
+	return j
+}

@@ -1,0 +1,103 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchgate/benchgate/internal/gate"
+)
+
+// TestRunLines words each run fact, in the order a run learns them.
+func TestRunLines(t *testing.T) {
+	r := Run{
+		Adaptive:     &Adaptive{MaxTime: time.Minute, Rounds: 6, MaxRounds: 20, Elapsed: 42 * time.Second, Looks: []int{3, 6, 20}, Decided: []Decided{{Round: 3, Count: 2}, {Round: 6, Count: 1}}, Undecided: 1},
+		Lane:         &Lane{Benchmarks: 2, Repeats: 3, Processes: 12, Elapsed: 4 * time.Second, Before: 10 * time.Second, Only: true, Unavailable: 1},
+		Cancelled:    &Cancelled{Rounds: 3, Of: 10},
+		Shard:        &ShardPart{Shard: "2/4", Assigned: 3, All: 11},
+		Skipped:      []string{"example.com/m/a: no benchmarks match --bench"},
+		Timing:       &Timing{Elapsed: 10 * time.Second, Build: 2 * time.Second, Processes: 7 * time.Second, Counted: 5 * time.Second, Count: 40},
+		Confirmation: &Confirmation{Rows: 2, Rounds: 10, PromisingP: 0.2},
+	}
+	want := []string{
+		"adaptive (--max-time 1m0s): 6 of up to 20 rounds in 42s, looks after rounds [3 6 20]; benchmarks decided early: 2 after round 3, 1 after round 6; 1 undecided when the budget ran out",
+		"instruction lane: 2 benchmarks counted under valgrind (callgrind), 3 runs per side each: 12 processes, 4s, 2s per benchmark (the builds and calibration before it: 10s); 1 unavailable",
+		"cancelled after 3 of 10 rounds: this report is partial",
+		"shard 2/4: 3 of 11 benchmarks; the verdict comes from benchgate merge",
+		"skipped example.com/m/a: no benchmarks match --bench",
+		"time: 10s in all: building 2s, 40 benchmark processes 7s (counted runs 5s), benchgate itself 1s (10.0%)",
+		"confirmation: 2 promising time row(s) (raw p < 0.2, a change of at least half the threshold) re-run for 10 fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+	}
+	if diff := cmp.Diff(want, r.Lines()); diff != "" {
+		t.Errorf("Lines (-want +got):\n%s", diff)
+	}
+	if got := (Run{Adaptive: &Adaptive{Stopped: 4}, Cancelled: &Cancelled{Confirmation: true}}).Lines(); !cmp.Equal(got, []string{
+		"adaptive: stopped in round 4",
+		"cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed",
+	}) {
+		t.Errorf("stopped and cancelled confirmation: %q", got)
+	}
+	ex := Run{Explain: &Explained{Instructions: 1, Kept: "out/explain", Profiled: 2, Allocs: 1, CPU: 2, Elapsed: 3 * time.Second, AllocsTime: time.Second, CPUTime: 2 * time.Second, Skipped: 3, Max: 10, Merged: 1}}
+	if diff := cmp.Diff([]string{
+		"explain: 1 instructions/op change from the instruction lane's per-function counts; counts kept in out/explain as pprof profiles",
+		"explain: profiled 2 changed benchmarks after the verdict in 3s (allocations of 1 in 1s, CPU of 2 in 2s); profiles and test binaries kept in out/explain",
+		"explain: 3 more changed benchmarks not profiled (at most 10 per run)",
+		"explain: 1 explanation from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",
+	}, ex.Lines()); diff != "" {
+		t.Errorf("explain (-want +got):\n%s", diff)
+	}
+	aff := &Affected{Summary: "1 of 3 packages affected by 1 changed file", Ignored: []Named{{"README.md", "not Go code"}}}
+	for i := range 22 {
+		aff.Skipped = append(aff.Skipped, Named{fmt.Sprintf("example.com/m/p%d", i), "not affected"})
+	}
+	got := Run{Affected: aff}.Lines()
+	if len(got) != 23 || got[0] != "packages affected by the change: 1 of 3 packages affected by 1 changed file" ||
+		got[1] != "skipped example.com/m/p0: not affected" || got[21] != "… and 2 more packages skipped" || got[22] != "ignored change README.md: not Go code" {
+		t.Errorf("affected: %q", got)
+	}
+	if got := (Run{}).Lines(); len(got) != 0 {
+		t.Errorf("the zero Run says %q, want nothing", got)
+	}
+}
+
+// TestRunInReport puts the run's facts in "How the run was made", before
+// the other notes, and into the JSON report's notes.
+func TestRunInReport(t *testing.T) {
+	m := Meta{BaseRef: "main", HeadRef: "HEAD", Count: 10, Notes: []string{"a caller's note"},
+		Run: Run{Shard: &ShardPart{Shard: "1/2", Assigned: 1, All: 2}}}
+	v := gate.Verdict{Pass: true}
+	var md strings.Builder
+	if err := WriteMarkdown(&md, Build(v, m), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := md.String()
+	shardAt, noteAt := strings.Index(s, "shard 1/2: 1 of 2 benchmarks"), strings.Index(s, "a caller's note")
+	if shardAt < 0 || noteAt < 0 || shardAt > noteAt {
+		t.Errorf("the shard fact (at %d) should come before the note (at %d):\n%s", shardAt, noteAt, s)
+	}
+	js, err := JSON(v, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"notes": [
+    "shard 1/2: 1 of 2 benchmarks; the verdict comes from benchgate merge",
+    "a caller's note"`) {
+		t.Errorf("JSON notes:\n%s", js)
+	}
+	if !strings.Contains(string(js), `"run": {
+    "shard": {
+      "shard": "1/2",
+      "assigned": 1,
+      "all": 2
+    },
+    "skipped": []
+  }`) {
+		t.Errorf("JSON run:\n%s", js)
+	}
+	if js, _ := JSON(v, Meta{}); strings.Contains(string(js), `"run"`) {
+		t.Errorf("a run without facts has a JSON run object:\n%s", js)
+	}
+}
