@@ -122,6 +122,7 @@ const (
 )
 
 func TestSelect(t *testing.T) {
+	testenv.Heavy(t)
 	env := testEnv(t)
 	repo, base := newRepo(t, env)
 	baseTree := tempDir(t)

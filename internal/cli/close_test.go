@@ -13,6 +13,8 @@ import (
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/sandbox"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // openTempDir is a temporary directory every user can search (t.TempDir's
@@ -276,6 +278,7 @@ func TestActionRefusesUnclosedMount(t *testing.T) {
 // On a trusted event the same mount is a note in the job summary of a run
 // that measures.
 func TestActionNotesUnclosedMount(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds the standard library and real test binaries as the sandbox user")
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 func row(name, unit string, kind gate.Kind, status gate.Status, fails bool) gate.Result {
@@ -152,6 +154,7 @@ func TestWhyAnnotations(t *testing.T) {
 // directory is a link elsewhere; the explanation pass makes nothing
 // behind it, and says why the benchmark was not profiled.
 func TestExplainDoesNotFollowLinks(t *testing.T) {
+	testenv.Heavy(t)
 	repo, env := gitRepo(t)
 	head := "package o\n\nimport \"testing\"\n\nvar sink int\n\nvar buf []byte\n\nfunc BenchmarkO(b *testing.B) {\n\tfor b.Loop() {\n\t\tbuf = make([]byte, 64)\n\t\tsink++\n\t}\n}\n"
 	if err := os.WriteFile(filepath.Join(repo, "o_test.go"), []byte(head), 0o644); err != nil {

@@ -17,6 +17,8 @@ import (
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 const rawBench = "pkg: p\nBenchmarkA-2 1000 100 ns/op\n"
@@ -324,6 +326,7 @@ func (w *hookWriter) Write(p []byte) (int, error) {
 // is removed once measuring starts. The report must be on stdout and the
 // raw results in the kept directory the error names.
 func TestRunKeepsRawWhenReportIsLost(t *testing.T) {
+	testenv.Heavy(t)
 	repo, env := gitRepo(t)
 	outDir := filepath.Join(t.TempDir(), "reports")
 	os.Mkdir(outDir, 0o755)
@@ -376,6 +379,7 @@ func TestActionShardDirLink(t *testing.T) {
 // benchgate writes its raw files, build logs, failures and manifest; every
 // one is replaced, no file elsewhere is written.
 func TestRunOutDoesNotFollowLinks(t *testing.T) {
+	testenv.Heavy(t)
 	repo, env := gitRepo(t)
 	out := filepath.Join(t.TempDir(), "out")
 	os.Mkdir(out, 0o755)

@@ -10,6 +10,8 @@ import (
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
+
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // suite returns raw base and head files of n benchmarks × rounds, three
@@ -86,6 +88,7 @@ func BenchmarkRender5000(b *testing.B) {
 // (65,536 characters for a comment, 1 MiB for a job summary) with every
 // regression present.
 func TestLargeSuiteReport(t *testing.T) {
+	testenv.Heavy(t)
 	base, head := suite(5000, 12)
 	v, err := analyze(base, head)
 	if err != nil {

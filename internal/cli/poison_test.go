@@ -125,6 +125,7 @@ var valueMetric = regexp.MustCompile(`(?m)^BenchmarkValue\S*\s.*\s(\S+) value`)
 // real test binaries, as the sandbox user. A go env file planted by some
 // other way is not read either (GOENV=off).
 func TestHeadCannotPoisonLaterBuilds(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds the standard library and real test binaries as the sandbox user")
 	}

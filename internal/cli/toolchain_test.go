@@ -42,6 +42,7 @@ func readToolchainReport(t *testing.T, path string) toolchainReport {
 // with the local toolchain its go line asks for. The report, the JSON and
 // stderr must all say so.
 func TestRunDifferentToolchains(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("downloads a Go toolchain, builds and runs real benchmarks")
 	}

@@ -305,6 +305,7 @@ func TestParentOf(t *testing.T) {
 // TestShallowClone is the pull_request case: actions/checkout fetched only
 // the merge commit.
 func TestShallowClone(t *testing.T) {
+	testenv.Heavy(t)
 	o := makeOrigin(t)
 	ctx := context.Background()
 	clone := o.clone(t, "--depth=1")
@@ -392,6 +393,7 @@ func TestShallowClone(t *testing.T) {
 // TestFetchKeepsCompleteRepoComplete: fetching a missing SHA into a complete
 // clone must not use --depth, which would make the clone shallow.
 func TestFetchKeepsCompleteRepoComplete(t *testing.T) {
+	testenv.Heavy(t)
 	o := makeOrigin(t)
 	clone := o.clone(t)
 	writeFile(t, filepath.Join(o.dir, "late.txt"), "late")
@@ -545,6 +547,7 @@ func TestAddWorktreeFailureLeavesNothing(t *testing.T) {
 // TestCleanupAfterCancel is the SIGINT/SIGTERM path: the run's context is
 // cancelled, and the deferred cleanup gets that cancelled context.
 func TestCleanupAfterCancel(t *testing.T) {
+	testenv.Heavy(t)
 	o := makeOrigin(t)
 	before := snapshot(t, o.env, o.dir)
 	r := open(t, o.env, o.dir)
@@ -683,6 +686,7 @@ func TestEnvironmentReachesGit(t *testing.T) {
 // TestCancelDuringAdd cancels "git worktree add" at different moments:
 // whether it fails or succeeds, nothing may be left behind.
 func TestCancelDuringAdd(t *testing.T) {
+	testenv.Heavy(t)
 	o := makeOrigin(t)
 	for i := range 100 {
 		writeFile(t, filepath.Join(o.dir, "many", fmt.Sprint(i)), fmt.Sprint(i))

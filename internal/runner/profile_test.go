@@ -18,6 +18,7 @@ import (
 // binaries run as another user, as they do in the sandbox: the profiles
 // must still land in the caller's directory, as benchgate's files.
 func TestProfile(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds real test binaries and profiles them")
 	}

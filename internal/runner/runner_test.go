@@ -107,6 +107,7 @@ func readResults(t *testing.T, name string, b []byte) []*benchfmt.Result {
 // TestRunRealModule measures the module in testdata/mod against a copy of
 // itself whose BenchmarkFlaky panics, with a real go test.
 func TestRunRealModule(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds and runs real test binaries")
 	}
@@ -233,6 +234,7 @@ func TestRunRealModule(t *testing.T) {
 }
 
 func TestRunBuildFailure(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds real test binaries")
 	}
@@ -249,6 +251,7 @@ func TestRunBuildFailure(t *testing.T) {
 }
 
 func TestRunNoBenchmarks(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds real test binaries")
 	}
@@ -260,6 +263,7 @@ func TestRunNoBenchmarks(t *testing.T) {
 }
 
 func TestRunCancelled(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds real test binaries")
 	}
@@ -329,6 +333,7 @@ func TestSplitRound(t *testing.T) {
 // files keep one result line per run under the round's "round: N" line,
 // and Runs 1 is the old design.
 func TestRunShortRuns(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds and runs real test binaries")
 	}
@@ -501,6 +506,7 @@ func benchstatIgnoresRound(t *testing.T, base, head string) {
 // Build builds both sides' binaries and runs none of them: the caller
 // seals the sandbox between Build and Discover.
 func TestBuildRunsNothing(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds real test binaries")
 	}

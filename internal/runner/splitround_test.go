@@ -124,6 +124,7 @@ func checkSplit(t *testing.T, total int, cost time.Duration, maxRuns int, minRun
 // in 5 short runs; the warm-up measures what a process costs and the unit
 // makes fewer, longer runs, with the round's work unchanged.
 func TestRunsBoundedBySetup(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("builds and runs real test binaries")
 	}

@@ -63,6 +63,7 @@ var releaseVersion = regexp.MustCompile(`^go1\.(\d+)\.(\d+)$`)
 // the local toolchain. The recorded versions must be the ones that
 // actually compiled each side's test binaries.
 func TestPrepareDifferentToolchains(t *testing.T) {
+	testenv.Heavy(t)
 	if testing.Short() {
 		t.Skip("downloads a Go toolchain and builds real test binaries")
 	}
@@ -112,6 +113,7 @@ func TestPrepareDifferentToolchains(t *testing.T) {
 // Prepare with an error naming the side and the version (when the probe
 // fails, before anything is built).
 func TestPrepareToolchainErrors(t *testing.T) {
+	testenv.Heavy(t)
 	for _, tc := range []struct {
 		name, toolchain, want string
 		probe                 bool // the probe fails, not the build

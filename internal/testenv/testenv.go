@@ -155,3 +155,19 @@ func Running(pid int) bool {
 	}
 	return false
 }
+
+// HeavyVar is the variable that runs the heavy tests: .ci/run sets it.
+const HeavyVar = "BENCHGATE_HEAVY"
+
+// Heavy skips a test that builds and runs real programs for many seconds
+// (a whole `benchgate run`, several go builds, a real module measured)
+// unless BENCHGATE_HEAVY=1, so that `go test ./...`, the command people
+// run often, stays within two minutes on a 2-core machine; .ci/run runs
+// them all. Tests under Valgrind are not heavy in this sense: they run
+// wherever Valgrind is installed.
+func Heavy(t testing.TB) {
+	t.Helper()
+	if os.Getenv(HeavyVar) != "1" {
+		t.Skipf("a heavy real-process test: runs with %s=1 (.ci/run)", HeavyVar)
+	}
+}
