@@ -138,6 +138,33 @@ func TestScripts(t *testing.T) {
 					fmt.Fprintf(ts.Stdout(), "%s: %s\n", c.Name, c.Line)
 				}
 			},
+			// keep-report FILE|comment NAME: copy FILE (a report in
+			// Markdown), or the fake's last comment on owner/repo#7, to
+			// $BENCHGATE_E2E_REPORTS/NAME.md when that is set, for the
+			// browser test (.ci/run); otherwise nothing.
+			"keep-report": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: keep-report FILE NAME")
+				}
+				dir := os.Getenv("BENCHGATE_E2E_REPORTS")
+				if dir == "" {
+					return
+				}
+				data := ""
+				if args[0] == "comment" {
+					// The last comment on owner/repo#7 in the fake.
+					cs := ts.Value(fakeKey{}).(*githubtest.Server).Comments("owner", "repo", 7)
+					if len(cs) == 0 {
+						ts.Fatalf("keep-report: no comment")
+					}
+					data = cs[len(cs)-1].Body
+				} else {
+					data = ts.ReadFile(args[0])
+				}
+				if err := os.WriteFile(filepath.Join(dir, args[1]+".md"), []byte(data), 0o644); err != nil {
+					ts.Fatalf("keep-report: %v", err)
+				}
+			},
 			// same-verdict A.json B.json: two JSON reports give the same
 			// verdict, and every row the same status, test, p-values,
 			// interval and confirmation.

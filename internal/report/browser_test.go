@@ -285,6 +285,23 @@ func TestBrowser(t *testing.T) {
 			}
 		})
 	}
+	// BENCHGATE_BROWSER_DIR holds the reports the e2e scripts kept
+	// (BENCHGATE_E2E_REPORTS, .ci/run): each is checked like the fixtures.
+	if d := os.Getenv("BENCHGATE_BROWSER_DIR"); d != "" {
+		files, err := filepath.Glob(filepath.Join(d, "*.md"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("BENCHGATE_BROWSER_DIR %s: no .md files (%v)", d, err)
+		}
+		for _, f := range files {
+			t.Run("e2e/"+strings.TrimSuffix(filepath.Base(f), ".md"), func(t *testing.T) {
+				md, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkLayout(t, layout(t, chrome, writePage(t, dir, "e2e-"+filepath.Base(f), string(md), mermaidJS)), 0)
+			})
+		}
+	}
 	// BENCHGATE_BROWSER_MD measures another Markdown file (an older
 	// report, a real comment) and logs its figures.
 	if f := os.Getenv("BENCHGATE_BROWSER_MD"); f != "" {

@@ -235,9 +235,9 @@ func whySites(sum *line, d *Detail, r gate.Result, w *Why) {
 	}}
 	g := Group{}
 	for _, s := range sites {
-		where, fn := []Span{nameSpan(position(s.File, s.Line))}, []Span{nameSpan(shortFunc(s.Function))}
+		where, fn := []Span{nameSpan(position(shortFile(s.File), s.Line))}, []Span{nameSpan(shortFunc(s.Function))}
 		if s.Caller != nil {
-			where = []Span{nameSpan(position(s.Caller.File, s.Caller.Line))}
+			where = []Span{nameSpan(position(shortFile(s.Caller.File), s.Caller.Line))}
 			fn = []Span{nameSpan(shortFunc(s.Caller.Function)), txt(", in "), nameSpan(shortFunc(s.Function)), txt(" ("), nameSpan(position(shortFile(s.File), s.Line)), txt(")")}
 		}
 		g.Rows = append(g.Rows, Row{Cells: [][]Span{one(signed(s.Head - s.Base)), one(perOp(s.Base)), one(perOp(s.Head)), where, fn}})
@@ -286,7 +286,7 @@ func whyFuncs(sum *line, d *Detail, w *Why) {
 			return sc.Format(v)
 		},
 		none:   "no function's time per op changed in the profiles",
-		legend: "Seconds per op: flat in the function's own code, cum with what it calls; share of its side's CPU time. From CPU profiles of ",
+		legend: "Seconds per op: flat in the function's own code (not what it calls); share of its side's CPU time. From CPU profiles of ",
 		source: " per side, base and head alternating, after the timed rounds: ",
 		caveat: ". Sampled at 100 Hz, whole processes: the order, not the last digit, is the point.",
 	})
@@ -299,7 +299,7 @@ func whyCounts(sum *line, d *Detail, w *Why) {
 		unit:   "instructions/op",
 		value:  func(v float64) string { return perOp(math.Round(v)) },
 		none:   "no function's instructions per op changed in the counts",
-		legend: "Instructions per op: flat in the function's own code, cum with what it calls; share of its side's instructions. From the instruction lane's counts (",
+		legend: "Instructions per op: flat in the function's own code (not what it calls); share of its side's instructions. From the instruction lane's counts (",
 		source: " per side under callgrind, the loop alone): ",
 		caveat: ". Counted, not sampled: the figures are exact; functions that changed by less than half an instruction per op (the runtime's background) are left out.",
 	})
@@ -329,19 +329,27 @@ func whyFunctions(sum *line, d *Detail, w *Why, lane funcsLane) {
 			sum.text(" (").name(position(shortFile(f.File), f.Line)).text(")")
 		}
 	}
+	// Five columns, so that the table fits a pull request's column; the
+	// cumulative figures are pprof's (the command below).
 	t := &Table{Columns: []Column{
-		{Title: "flat change", Right: true}, {Title: "base", Right: true}, {Title: "head", Right: true},
-		{Title: "share", Right: true}, {Title: "cum change", Right: true}, {Title: "function"}, {Title: "where"},
+		{Title: "flat change", Right: true}, {Title: "base → head", Right: true},
+		{Title: "share", Right: true}, {Title: "function"}, {Title: "where"},
 	}}
 	g := Group{}
 	for _, f := range fs {
 		where := []Span(nil)
 		if f.File != "" {
-			where = []Span{nameSpan(position(shortFile(f.File), f.Line))}
+			// The function names the package: a file outside the
+			// module needs no directory.
+			file := f.File
+			if path.IsAbs(file) {
+				file = path.Base(file)
+			}
+			where = []Span{nameSpan(position(file, f.Line))}
 		}
 		share := absPct(f.ShareBase) + " → " + absPct(f.ShareHead)
-		g.Rows = append(g.Rows, Row{Cells: [][]Span{one(change(f.Head - f.Base)), one(lane.value(f.Base)), one(lane.value(f.Head)), one(share),
-			one(change(f.CumHead - f.CumBase)), {nameSpan(shortFunc(f.Function))}, where}})
+		g.Rows = append(g.Rows, Row{Cells: [][]Span{one(change(f.Head - f.Base)), one(lane.value(f.Base) + " → " + lane.value(f.Head)), one(share),
+			{nameSpan(shortFunc(f.Function))}, where}})
 	}
 	if len(g.Rows) > 0 {
 		t.Groups = append(t.Groups, g)

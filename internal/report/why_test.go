@@ -81,7 +81,7 @@ func TestWhyMarkdown(t *testing.T) {
 		"| +1 | 0 | 1 |", "| -0.5 | 1 | 0.5 |",
 		"add up to 2 → 3 allocs/op (+1); 1 more site changed",
 		"`go tool pprof -top -lines -nodefraction=0 -sample_index=alloc_objects -diff_base out/base.pprof out/head.test out/head.pprof`",
-		"| +100.00n | 200.00n | 300.00n | 20% → 27% | +100.00n |",
+		"| +100.00n | 200.00n → 300.00n | 20% → 27% |",
 		"3 runs × 1000 ops",
 		"Why <code>" + rows[1].Name + "</code> sec/op: <code>codec.encodeValue</code> +100.00n sec/op flat (<code>encode.go:17</code>)",
 		"Why <code>" + rows[2].Name + "</code> B/op: not explained</summary>",
@@ -195,8 +195,8 @@ func TestWhyInstructions(t *testing.T) {
 	checkGFM(t, md)
 	for _, want := range []string{
 		"<details><summary>Why <code>Grow</code> <code>instructions/op</code>: <code>lib.Work</code> +600 instructions/op flat (<code>lib.go:10</code>)</summary>",
-		"| +600 | 12007 | 12607 | 100% → 100% | +600 |",
-		"| +1 | 12 | 13 |",
+		"| +600 | 12007 → 12607 | 100% → 100% |",
+		"| +1 | 12 → 13 |",
 		"3 runs × 2746 ops",
 		"12020 → 12620 instructions/op in all",
 		"Counted, not sampled",
