@@ -475,7 +475,7 @@ func (o Options) run(ctx context.Context, valgrind string, b Bench, n int, separ
 	cmd := sandbox.Command(runCtx, o.Credential, valgrind, args...)
 	cmd.Dir = b.Dir
 	cmd.Env = env
-	var stdout, stderr capped
+	var stdout, stderr sandbox.Capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err = cmd.Run()
@@ -483,13 +483,13 @@ func (o Options) run(ctx context.Context, valgrind string, b Bench, n int, separ
 	if ctx.Err() != nil {
 		return nil, false, ctx.Err()
 	}
-	if stdout.over || stderr.over {
-		return nil, false, &Error{Reason: Failed, Msg: fmt.Sprintf("the benchmark printed more than %d bytes (%d MiB) under valgrind: stopped\n%s", maxOutput, maxOutput>>20, line)}
+	if stdout.Over() || stderr.Over() {
+		return nil, false, &Error{Reason: Failed, Msg: fmt.Sprintf("the benchmark printed more than %d bytes (%d MiB) under valgrind: stopped\n%s", sandbox.MaxOutput, sandbox.MaxOutput>>20, line)}
 	}
 	vlog := readTail(filepath.Join(dir, logName), 1<<20)
 	evidence := func() string {
 		var parts []string
-		if s := excerpt(append(stdout.buf.Bytes(), stderr.buf.Bytes()...), programFailure, 12); s != "" {
+		if s := excerpt(append(stdout.Bytes(), stderr.Bytes()...), programFailure, 12); s != "" {
 			parts = append(parts, s)
 		}
 		if s := excerpt(vlog, valgrindFailure, 8); s != "" {
@@ -511,12 +511,12 @@ func (o Options) run(ctx context.Context, valgrind string, b Bench, n int, separ
 		if !errors.As(err, &ee) {
 			return fail(Aborted, err, "%v\n%s", err, line)
 		}
-		if benchFailed(stdout.buf.Bytes(), stderr.buf.Bytes()) {
+		if benchFailed(stdout.Bytes(), stderr.Bytes()) {
 			return fail(Failed, err, "benchmark failed under valgrind (%v)\n%s\n%s", err, line, evidence())
 		}
 		return fail(Aborted, err, "valgrind aborted (%v)\n%s\n%s", err, line, evidence())
 	}
-	res := findResult(stdout.buf.Bytes(), b.Name)
+	res := findResult(stdout.Bytes(), b.Name)
 	if res == nil {
 		return fail(NoCount, nil, "no result for %s in the output under valgrind\n%s\n%s", b.Name, line, evidence())
 	}
@@ -580,27 +580,6 @@ func findResult(stdout []byte, name string) *benchfmt.Result {
 		}
 	}
 	return nil
-}
-
-// maxOutput bounds what is kept of the benchmark's standard output under
-// valgrind, and of its standard error.
-const maxOutput = 64 << 20
-
-// capped is a buffer that takes at most maxOutput bytes. A write beyond
-// fails, which makes os/exec close the pipe: the program's next write
-// fails. The buffer is a field, not embedded: io.Copy would use its
-// ReadFrom, which has no bound.
-type capped struct {
-	buf  bytes.Buffer
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if c.buf.Len()+len(p) > maxOutput {
-		c.over = true
-		return 0, fmt.Errorf("output larger than %d bytes", maxOutput)
-	}
-	return c.buf.Write(p)
 }
 
 // dumpLimits bound what is read of one run's profiles: valgrind writes

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchgate/benchgate/internal/sandbox"
 )
 
 // dumpDir writes n copies of the sample profile as a run's profiles.
@@ -50,14 +52,14 @@ func TestReadDumpsBounded(t *testing.T) {
 }
 
 // A program that prints without end under valgrind is stopped at
-// maxOutput (its next write fails), and the benchmark fails with that
+// sandbox.MaxOutput (its next write fails), and the benchmark fails with that
 // reason, not at the timeout.
 func TestOutputBounded(t *testing.T) {
 	for _, redirect := range []string{"", " >&2"} {
 		o := fakeValgrind(t, "yes 0123456789"+redirect+"\n")
 		_, err := Measure(context.Background(), o, Bench{Binary: "/bin/true", Dir: t.TempDir(), Name: "BenchmarkX"}, 10)
 		var e *Error
-		want := fmt.Sprintf("the benchmark printed more than %d bytes (64 MiB) under valgrind: stopped\n", maxOutput)
+		want := fmt.Sprintf("the benchmark printed more than %d bytes (64 MiB) under valgrind: stopped\n", sandbox.MaxOutput)
 		if !errors.As(err, &e) || e.Reason != Failed || !strings.HasPrefix(e.Msg, want) {
 			t.Errorf("yes%s: %v, want a Failed *Error: %q", redirect, err, want)
 		}

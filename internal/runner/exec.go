@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -73,29 +72,6 @@ func seal(dir string) error {
 	})
 }
 
-// maxOutput bounds what is kept of a child's standard output, and of its
-// standard error: a benchmark of the change could print without end, and
-// benchgate keeps the output in memory. A benchmark's result lines are a
-// few KiB.
-const maxOutput = 64 << 20
-
-// capped is a buffer that takes at most maxOutput bytes. A write beyond
-// fails, which makes os/exec close the pipe: the child's next write gets
-// EPIPE (a Go program dies of SIGPIPE). The buffer is a field, not
-// embedded: io.Copy would use its ReadFrom, which has no bound.
-type capped struct {
-	buf  bytes.Buffer
-	over bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	if c.buf.Len()+len(p) > maxOutput {
-		c.over = true
-		return 0, fmt.Errorf("output larger than %d bytes", maxOutput)
-	}
-	return c.buf.Write(p)
-}
-
 // output is what a child process left behind.
 type output struct {
 	Stdout, Stderr []byte
@@ -115,21 +91,21 @@ func (c command) run(ctx context.Context) (output, error) {
 	cmd := sandbox.Command(ctx, c.Cred, c.Name, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
-	var stdout, stderr capped
+	var stdout, stderr sandbox.Capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := startPinned(cmd, c.CPUs)
 	if err == nil {
 		err = cmd.Wait()
 	}
-	out := output{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), Elapsed: time.Since(start)}
+	out := output{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Elapsed: time.Since(start)}
 	for _, o := range []struct {
 		name string
-		b    *capped
+		b    *sandbox.Capped
 	}{{"standard output", &stdout}, {"standard error", &stderr}} {
-		if o.b.over {
+		if o.b.Over() {
 			// Not the exit status of the signal that stopped it.
-			return out, fmt.Errorf("%s: its %s was larger than %d bytes (%d MiB): stopped", c.String(), o.name, maxOutput, maxOutput>>20)
+			return out, fmt.Errorf("%s: its %s was larger than %d bytes (%d MiB): stopped", c.String(), o.name, sandbox.MaxOutput, sandbox.MaxOutput>>20)
 		}
 	}
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/benchgate/benchgate/internal/sandbox"
 )
 
 // seal takes a binary directory the sandbox user built into back: nothing in
@@ -66,7 +68,7 @@ func TestParseResultsSplit(t *testing.T) {
 	}
 }
 
-// A child that prints without end is stopped at maxOutput, with an error
+// A child that prints without end is stopped at sandbox.MaxOutput, with an error
 // that says so, not at its timeout or benchgate's memory.
 func TestRunOutputBounded(t *testing.T) {
 	for _, stream := range []string{"standard output", "standard error"} {
@@ -76,11 +78,11 @@ func TestRunOutputBounded(t *testing.T) {
 		}
 		c := command{Name: "sh", Args: []string{"-c", script}, Timeout: 20 * time.Second}
 		out, err := c.run(context.Background())
-		want := fmt.Sprintf("sh -c '%s': its %s was larger than %d bytes (64 MiB): stopped", script, stream, maxOutput)
+		want := fmt.Sprintf("sh -c '%s': its %s was larger than %d bytes (64 MiB): stopped", script, stream, sandbox.MaxOutput)
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", stream, err, want)
 		}
-		if out.TimedOut || len(out.Stdout) > maxOutput || len(out.Stderr) > maxOutput {
+		if out.TimedOut || len(out.Stdout) > sandbox.MaxOutput || len(out.Stderr) > sandbox.MaxOutput {
 			t.Errorf("%s: timed out %v, kept %d and %d bytes", stream, out.TimedOut, len(out.Stdout), len(out.Stderr))
 		}
 	}
