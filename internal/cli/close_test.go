@@ -90,7 +90,7 @@ func perms(t *testing.T, root string) map[string]uint32 {
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		var st syscall.Stat_t
 		if err == nil && syscall.Lstat(p, &st) == nil {
-			m[p] = st.Mode & 0o7777
+			m[p] = uint32(st.Mode) & 0o7777
 		}
 		return nil
 	})

@@ -270,10 +270,10 @@ func (c *Closed) restrict(p string, bits uint32, ro bool, u User) {
 		}
 		return
 	}
-	if st.Mode&syscall.S_IFMT == syscall.S_IFLNK {
+	if uint32(st.Mode)&syscall.S_IFMT == syscall.S_IFLNK {
 		return
 	}
-	mode := st.Mode & 0o7777
+	mode := uint32(st.Mode) & 0o7777 // uint16 on some systems
 	if int(st.Uid) == u.UID {
 		// Its owner may chmod it back.
 		c.Open = append(c.Open, Open{p, fmt.Sprintf("owned by the sandbox user %d", u.UID)})
