@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	mstats "github.com/aclements/go-moremath/stats"
 )
 
 // Key identifies a series: one unit of one benchmark.
@@ -47,6 +49,7 @@ type Merge struct {
 	Change   float64 `json:"change"`
 	LogRatio float64 `json:"log_ratio"`
 	SE       float64 `json:"se"`
+	N        int     `json:"n"`
 	Status   string  `json:"status"`
 	// Level is the chained change since the series' first merge's base,
 	// as a fraction; LevelLow and LevelHigh its interval at
@@ -160,7 +163,7 @@ func chain(entries []Entry, confidence float64) []Series {
 			out = append(out, Series{Key: k, Direction: e.Direction})
 			at[k] = map[string]int{}
 		}
-		m := Merge{Base: e.Base, Head: e.Head, Change: e.Change, LogRatio: e.LogRatio, SE: e.SE, Status: e.Status}
+		m := Merge{Base: e.Base, Head: e.Head, Change: e.Change, LogRatio: e.LogRatio, SE: e.SE, N: e.N, Status: e.Status}
 		if j, dup := at[k][e.Head.SHA]; dup {
 			out[i].Merges[j] = m
 			continue
@@ -200,12 +203,43 @@ type window struct {
 	sum, v, z, p        float64
 }
 
+// df is the degrees of freedom of a merge's standard error: it was
+// estimated from N rounds (or samples), so its error is Student's t with
+// N−1 degrees of freedom, not normal.
+func (m Merge) df() float64 {
+	if m.N < 2 {
+		return 1
+	}
+	return float64(m.N - 1)
+}
+
+// pValue is the one-sided p-value of sum with variance v, the sum of the
+// merges' se², and w4 the sum of se⁴/df: Student's t with the
+// Welch–Satterthwaite degrees of freedom v²/w4.
+func pValue(sum, v, w4 float64) (z, p float64) {
+	if v == 0 {
+		if sum > 0 {
+			return math.Inf(1), 0
+		}
+		return 0, 1
+	}
+	z = sum / math.Sqrt(v)
+	df := math.Inf(1)
+	if w4 > 0 {
+		df = v * v / w4
+	}
+	if math.IsInf(df, 1) || df > 1e6 {
+		return z, 0.5 * math.Erfc(z/math.Sqrt2)
+	}
+	return z, mstats.TDist{V: df}.CDF(-z)
+}
+
 // creeps tests every window of consecutive merges of every series: a
 // one-sided z test of the summed log ratio in the direction of a
 // regression, Holm's step-down over all windows of all series, and a
 // rejected window is a creep when its summed regression is at least the
-// threshold. Per series the creeps reported are the windows of largest z
-// that do not overlap.
+// threshold. Per series the creeps reported are the rejected windows of
+// largest lower bound that do not overlap (pick).
 func creeps(series []Series, o Options) ([]Creep, int) {
 	m := 0
 	for _, s := range series {
@@ -236,7 +270,7 @@ func creeps(series []Series, o Options) ([]Creep, int) {
 	zs := math.Sqrt2 * math.Erfinv(1-2*o.Alpha/float64(m))
 	var out []Creep
 	for si, s := range series {
-		for _, w := range pick(bySeries[si]) {
+		for _, w := range pick(bySeries[si], zs) {
 			out = append(out, creep(s, w, zs, min))
 		}
 	}
@@ -251,23 +285,20 @@ func candidates(si int, s Series, alpha float64) []window {
 	sign := worse(s.Direction)
 	sum := make([]float64, n+1)
 	v := make([]float64, n+1)
+	w4 := make([]float64, n+1)
 	for i, m := range s.Merges {
 		sum[i+1] = sum[i] + sign*m.LogRatio
 		v[i+1] = v[i] + m.SE*m.SE
+		w4[i+1] = w4[i] + math.Pow(m.SE, 4)/m.df()
 	}
 	var out []window
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			w := window{series: si, first: i, last: j, sum: sum[j+1] - sum[i], v: v[j+1] - v[i]}
-			switch {
-			case w.v > 0:
-				w.z = w.sum / math.Sqrt(w.v)
-			case w.sum > 0:
-				w.z = math.Inf(1)
-			default:
+			w := window{series: si, first: i, last: j, sum: sum[j+1] - sum[i], v: max(0, v[j+1]-v[i])}
+			if w.sum <= 0 {
 				continue
 			}
-			w.p = 0.5 * math.Erfc(w.z/math.Sqrt2)
+			w.z, w.p = pValue(w.sum, w.v, max(0, w4[j+1]-w4[i]))
 			if w.p <= alpha {
 				out = append(out, w)
 			}
@@ -276,13 +307,21 @@ func candidates(si int, s Series, alpha float64) []window {
 	return out
 }
 
-// pick returns the windows of largest z that do not overlap, in merge order.
-func pick(ws []window) []window {
+// pick returns the windows whose summed regression has the largest lower
+// bound (sum − zs·√v) that do not overlap (the shorter, then the earlier,
+// of equal ones), in merge order. The bound neither stops at one of the
+// creep's steps, as the largest z would, nor runs on into merges that
+// only add noise, as the largest sum would.
+func pick(ws []window, zs float64) []window {
+	lower := func(w window) float64 { return w.sum - zs*math.Sqrt(w.v) }
 	slices.SortStableFunc(ws, func(a, b window) int {
-		if c := cmp.Compare(b.z, a.z); c != 0 {
+		if c := cmp.Compare(lower(b), lower(a)); c != 0 {
 			return c
 		}
-		return cmp.Compare(b.sum, a.sum)
+		if c := cmp.Compare(a.last-a.first, b.last-b.first); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.first, b.first)
 	})
 	var out []window
 	for _, w := range ws {
