@@ -83,6 +83,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return a.action(ctx)
 	case "calibrate":
 		return a.calibrate(ctx)
+	case "history":
+		return a.history(ctx)
 	default:
 		return a.run(ctx, a.cfg.Dir).code
 	}
@@ -125,6 +127,7 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 	if d.calibrate {
 		return a.calibrationReport(v, meta, d)
 	}
+	meta.Trends = a.trends(v)
 	o := outcome{verdict: &v, meta: meta}
 	if err := a.write(v, meta, d); err != nil {
 		o.code = a.errorf(ExitTool, "%v", err)
@@ -132,6 +135,10 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 	}
 	if errs := a.exports(v); len(errs) > 0 {
 		o.code = a.errorf(ExitTool, "%v", a.reportLost(errs, d))
+		return o
+	}
+	if err := a.record(v, meta); err != nil {
+		o.code = a.errorf(ExitTool, "%v", a.reportLost([]error{err}, d))
 		return o
 	}
 	switch {
