@@ -32,11 +32,11 @@ func KeyOf(e Entry) Key { return Key{e.Package, e.Name, e.Unit} }
 type Options struct {
 	// Threshold is the smallest summed change that is a creep (0.05:
 	// a window whose regression is at least 5 %).
-	Threshold float64
+	Threshold float64 `json:"threshold"`
 	// Alpha is the suite-wide false-creep rate (0.01).
-	Alpha float64
+	Alpha float64 `json:"alpha"`
 	// Confidence is the level of the levels' intervals (0.95).
-	Confidence float64
+	Confidence float64 `json:"confidence"`
 }
 
 // DefaultOptions are the gate's defaults: 5 %, α 0.01, 95 %.
