@@ -4,15 +4,19 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/machine"
 	"github.com/benchgate/benchgate/internal/safefile"
+	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -163,5 +167,107 @@ func TestMarshalRefusesInvalid(t *testing.T) {
 	e.High = 0.03
 	if _, err := Marshal([]Entry{e}); err == nil {
 		t.Error("Marshal accepted an interval that does not hold the log ratio")
+	}
+}
+
+func TestNames(t *testing.T) {
+	rows := func(names ...string) []gate.Result {
+		var out []gate.Result
+		for _, n := range names {
+			r := gate.Result{}
+			r.Package, r.Name, r.Unit = "p", n, "sec/op"
+			out = append(out, r)
+		}
+		return out
+	}
+	got := Names(rows("BenchmarkEncode/1k-8", "Decode-8", "Par-1", "Par-4", "Odd-x"))
+	want := []string{"Encode/1k", "Decode", "Par-1", "Par-4", "Odd-x"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+}
+
+// FromVerdict: rows without both sides are left out; a rate is
+// higher-is-better; constant allocations are exact (se 0).
+func TestFromVerdict(t *testing.T) {
+	side := func(v ...float64) *stats.Summary {
+		s := &stats.Summary{Center: v[0], Low: v[0], High: v[0], Confidence: 0.95, N: len(v), Min: v[0], Max: v[0], Constant: true}
+		return s
+	}
+	row := func(name, unit string, kind gate.Kind, status gate.Status, better int, b, h *stats.Summary) gate.Result {
+		r := gate.Result{Kind: kind, Status: status}
+		r.Package, r.Name, r.Unit, r.Better, r.Base, r.Head = "p", name, unit, better, b, h
+		return r
+	}
+	v := gate.Verdict{Results: []gate.Result{
+		row("A-2", "allocs/op", gate.Allocs, gate.Regression, -1, side(3, 3, 3), side(4, 4, 4)),
+		row("A-2", "B/s", gate.Other, gate.Unchanged, 1, side(100, 100), side(90, 90)),
+		row("New-2", "allocs/op", gate.Allocs, gate.New, -1, nil, side(1)),
+		row("Zero-2", "allocs/op", gate.Allocs, gate.Regression, -1, side(0, 0), side(2, 2)),
+	}}
+	got := FromVerdict(v, Run{Head: Commit{SHA: "h"}}, 0.95)
+	if len(got) != 2 {
+		t.Fatalf("%d entries, want 2: %+v", len(got), got)
+	}
+	a, r := got[0], got[1]
+	if a.Name != "A" || a.Test != "exact" || a.SE != 0 || math.Abs(a.Change-1.0/3) > 1e-12 || a.Direction != Lower || a.Status != "regression" {
+		t.Errorf("allocs entry %+v", a)
+	}
+	if r.Direction != Higher || math.Abs(r.Change+0.1) > 1e-12 || r.Test != "utest" {
+		t.Errorf("rate entry %+v", r)
+	}
+}
+
+// Two processes appending to one ledger at once (the test binary run
+// twice as a helper) lose no line and split no batch.
+func TestAppendTwoProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
+	const each = 100
+	var cmds []*exec.Cmd
+	for _, name := range []string{"P1", "P2"} {
+		c := exec.Command(os.Args[0], "-test.run=^TestAppendHelper$", "-test.count=1")
+		c.Env = append(os.Environ(), "LEDGER_HELPER_PATH="+path, "LEDGER_HELPER_NAME="+name, fmt.Sprintf("LEDGER_HELPER_N=%d", each))
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	for _, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("helper: %v", err)
+		}
+	}
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2*each*2 {
+		t.Fatalf("got %d entries, want %d", len(got), 2*each*2)
+	}
+	n := map[string]int{}
+	for i := 0; i < len(got); i += 2 {
+		if got[i].Name != got[i+1].Name {
+			t.Fatalf("batch split at entry %d", i)
+		}
+		n[got[i].Name]++
+	}
+	if n["P1"] != each || n["P2"] != each {
+		t.Errorf("batches per writer %v, want %d each", n, each)
+	}
+}
+
+// TestAppendHelper is TestAppendTwoProcesses's writer process.
+func TestAppendHelper(t *testing.T) {
+	path := os.Getenv("LEDGER_HELPER_PATH")
+	if path == "" {
+		t.Skip("helper process of TestAppendTwoProcesses")
+	}
+	var n int
+	fmt.Sscan(os.Getenv("LEDGER_HELPER_N"), &n)
+	name := os.Getenv("LEDGER_HELPER_NAME")
+	for i := range n {
+		if err := Append(path, []Entry{sample(name, i), sample(name, i)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

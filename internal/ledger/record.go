@@ -101,7 +101,11 @@ func entry(r gate.Result, confidence float64) (Entry, bool) {
 	}
 	var ok bool
 	switch {
-	case r.Paired != nil && r.Test == gate.TestPaired:
+	case r.Paired != nil && r.Paired.N >= 2:
+		// The rounds' pairs measure the change best, whichever test
+		// judged the row.
+		p := r.Paired.P
+		e.P = &p
 		ok = pairedChange(&e, r.Paired, confidence)
 	case r.Kind == gate.Allocs || r.Kind == gate.Bytes:
 		e.Test, e.N = "exact", min(r.Base.N, r.Head.N)
