@@ -241,3 +241,30 @@ var configForRecord = func() config.Config {
 	c.Command, c.Ledger, c.Record = "run", "l.jsonl", true
 	return c
 }()
+
+// --since REV resolves a revision in the repository of -C when the ledger
+// does not name it as given.
+func TestHistorySinceRevision(t *testing.T) {
+	env := testenv.Env(t)
+	repo := testenv.TempDir(t)
+	testenv.Git(t, env, repo, "init", "-q")
+	var shas []string
+	for i := range 4 {
+		testenv.Git(t, env, repo, "commit", "-q", "--allow-empty", "-m", fmt.Sprint("c", i))
+		shas = append(shas, testenv.Git(t, env, repo, "rev-parse", "HEAD"))
+	}
+	var entries []ledger.Entry
+	for i := 0; i+1 < len(shas); i++ {
+		entries = append(entries, ledger.Entry{V: ledger.Version, Base: ledger.Commit{SHA: shas[i]}, Head: ledger.Commit{SHA: shas[i+1]},
+			Name: "A", Unit: "sec/op", Direction: ledger.Lower, SE: 0.01, Low: -0.02, High: 0.02, N: 10})
+	}
+	if err := ledger.Append(filepath.Join(repo, "l.jsonl"), entries); err != nil {
+		t.Fatal(err)
+	}
+	var o, e bytes.Buffer
+	code := Run(context.Background(), []string{"history", "--ledger", "l.jsonl", "--since", "HEAD~1", "--format", "json"}, Env{Stdout: &o, Stderr: &e, Dir: repo, Environ: env})
+	var h struct{ Benchmarks []struct{ Merges []any } }
+	if err := json.Unmarshal(o.Bytes(), &h); err != nil || code != ExitPass || len(h.Benchmarks) != 1 || len(h.Benchmarks[0].Merges) != 1 {
+		t.Errorf("--since HEAD~1: exit %d, %v, %+v\n%s", code, err, h, e.String())
+	}
+}
