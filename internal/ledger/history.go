@@ -215,8 +215,9 @@ func (m Merge) df() float64 {
 
 // pValue is the one-sided p-value of sum with variance v, the sum of the
 // merges' se², and w4 the sum of se⁴/df: Student's t with the
-// Welch–Satterthwaite degrees of freedom v²/w4.
-func pValue(sum, v, w4 float64) (z, p float64) {
+// Welch–Satterthwaite degrees of freedom v²/w4. A p-value above alpha
+// may be the normal's (smaller than the t's, and above alpha all the same).
+func pValue(sum, v, w4, alpha float64) (z, p float64) {
 	if v == 0 {
 		if sum > 0 {
 			return math.Inf(1), 0
@@ -224,12 +225,17 @@ func pValue(sum, v, w4 float64) (z, p float64) {
 		return 0, 1
 	}
 	z = sum / math.Sqrt(v)
+	pz := 0.5 * math.Erfc(z/math.Sqrt2)
+	if pz > alpha {
+		// Student's t has heavier tails than the normal: p ≥ pz.
+		return z, pz
+	}
 	df := math.Inf(1)
 	if w4 > 0 {
 		df = v * v / w4
 	}
 	if math.IsInf(df, 1) || df > 1e6 {
-		return z, 0.5 * math.Erfc(z/math.Sqrt2)
+		return z, pz
 	}
 	return z, mstats.TDist{V: df}.CDF(-z)
 }
@@ -298,7 +304,7 @@ func candidates(si int, s Series, alpha float64) []window {
 			if w.sum <= 0 {
 				continue
 			}
-			w.z, w.p = pValue(w.sum, w.v, max(0, w4[j+1]-w4[i]))
+			w.z, w.p = pValue(w.sum, w.v, max(0, w4[j+1]-w4[i]), alpha)
 			if w.p <= alpha {
 				out = append(out, w)
 			}
