@@ -80,14 +80,6 @@ func (l Limit) Allows(base, head float64) bool {
 	return d <= l.Amount+limitSlack*max(1, l.Amount)
 }
 
-// IsZero reports whether the limit accepts no increase at all.
-func (l Limit) IsZero() bool {
-	if l.Relative {
-		return l.Fraction == 0
-	}
-	return l.Amount == 0
-}
-
 // String renders the limit as the file would: "1", "64", "5%".
 func (l Limit) String() string {
 	if l.Relative {
@@ -143,9 +135,6 @@ type Rule struct {
 	// Reason is the rule's reason text, for the report.
 	Reason string
 }
-
-// Regexp returns the rule's compiled pattern (nil when Index is -1).
-func (r Rule) Regexp() *regexp.Regexp { return r.re }
 
 // Matches reports whether the rule's pattern matches the benchmark (see
 // "Names" in the package documentation). A rule without pattern (Index

@@ -461,9 +461,10 @@ func stripFences(t *testing.T, md string) string {
 	return strings.Join(out, "\n")
 }
 
+// summary is the summary of vals as the base side of a comparison.
 func summary(vals ...float64) *stats.Summary {
-	s := stats.Summarize(obsOf(vals), 0.95)
-	return s
+	k := stats.Key{Name: "X", Unit: "sec/op"}
+	return stats.CompareAlpha(&stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obsOf(vals)}}, 0.95, 0.05)[0].Base
 }
 
 func obsOf(vals []float64) []stats.Obs {
@@ -577,7 +578,7 @@ func bigVerdict(n int, regs map[int]bool) gate.Verdict {
 		}
 		k := stats.Key{Package: fmt.Sprintf("example.com/pkg%02d", i%50), Name: fmt.Sprintf("Benchmark%04d/case=%d-8", i, i), Unit: "sec/op"}
 		set := &stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obsOf(base)}, Head: map[stats.Key][]stats.Obs{k: obsOf(head)}}
-		cmps = append(cmps, stats.Compare(set, 0.95)...)
+		cmps = append(cmps, stats.CompareAlpha(set, 0.95, 0.05)...)
 	}
 	// 5,000 benchmarks of 10 rounds: no correction, or nothing could be
 	// judged (Holm over 5,000 needs 20 rounds).
@@ -876,7 +877,7 @@ func TestMarkdownSuspectLinesAreCapped(t *testing.T) {
 		for i := range obs {
 			obs[i].Iters = 1e9 // long enough runs: one suspicion per row
 		}
-		cmps = append(cmps, stats.Compare(&stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obs}, Head: map[stats.Key][]stats.Obs{k: obs}}, 0.95)...)
+		cmps = append(cmps, stats.CompareAlpha(&stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obs}, Head: map[stats.Key][]stats.Obs{k: obs}}, 0.95, 0.05)...)
 	}
 	v := gate.Judge(cmps, nil, gate.DefaultPolicy())
 	md := Markdown(v, Meta{}, Options{})
