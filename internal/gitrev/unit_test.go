@@ -303,9 +303,6 @@ func TestOpenErrors(t *testing.T) {
 		!strings.Contains(err.Error(), "GIT_CONFIG_COUNT") {
 		t.Errorf("Open with a bad GIT_CONFIG_COUNT = %v, want an error naming it", err)
 	}
-	if _, err := Open(context.Background(), dir, WithRemote("--upload-pack=x")); err == nil {
-		t.Error("Open accepted an option-like remote name")
-	}
 }
 
 func TestResolveCancelled(t *testing.T) {
