@@ -902,3 +902,10 @@ func TestFormatP(t *testing.T) {
 		t.Errorf("FormatP(0) = %q", FormatP(0))
 	}
 }
+
+// Text renders v and m for a terminal: [Build] written by [WriteText].
+func Text(v gate.Verdict, m Meta, opt TextOptions) string {
+	var b strings.Builder
+	_ = WriteText(&b, Build(v, m), opt)
+	return b.String()
+}
