@@ -1077,7 +1077,7 @@ func nameCovers(name, full string) bool {
 	if name == "" || name == full {
 		return true
 	}
-	if base, procs, ok := splitProcs(name); ok {
+	if base, procs, ok := policy.SplitProcs(name); ok {
 		return strings.HasPrefix(full, base+"/") && strings.HasSuffix(full, "-"+procs)
 	}
 	if !strings.HasPrefix(full, name) {
@@ -1087,20 +1087,6 @@ func nameCovers(name, full string) bool {
 	if rest[0] == '/' {
 		return true
 	}
-	b, _, ok := splitProcs(full)
+	b, _, ok := policy.SplitProcs(full)
 	return ok && b == name
-}
-
-// splitProcs splits a "-GOMAXPROCS" suffix off a benchmark name.
-func splitProcs(name string) (base, procs string, ok bool) {
-	i := strings.LastIndexByte(name, '-')
-	if i < 0 || i == len(name)-1 {
-		return name, "", false
-	}
-	for _, r := range name[i+1:] {
-		if r < '0' || r > '9' {
-			return name, "", false
-		}
-	}
-	return name[:i], name[i+1:], true
 }

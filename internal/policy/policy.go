@@ -218,16 +218,24 @@ func Key(pkg, name string) string {
 // StripProcs removes a trailing "-GOMAXPROCS" suffix ("-8") from a benchmark
 // name; a name without one is returned as is.
 func StripProcs(name string) string {
+	base, _, _ := SplitProcs(name)
+	return base
+}
+
+// SplitProcs splits a trailing "-GOMAXPROCS" suffix off a benchmark name:
+// "Encode-8" is "Encode", "8", true; a name without one is returned as is,
+// with ok false.
+func SplitProcs(name string) (base, procs string, ok bool) {
 	i := strings.LastIndexByte(name, '-')
 	if i < 0 || i == len(name)-1 {
-		return name
+		return name, "", false
 	}
 	for _, c := range name[i+1:] {
 		if c < '0' || c > '9' {
-			return name
+			return name, "", false
 		}
 	}
-	return name[:i]
+	return name[:i], name[i+1:], true
 }
 
 // matches applies re to the benchmark's key with and without its
