@@ -426,6 +426,16 @@ func Short(sha string) string {
 	return sha
 }
 
+// ShortRef is a revision as descriptions show it: a full commit name (40 or
+// 64 hex digits) cut as [Short] cuts it, anything else (a branch, a tag,
+// "HEAD~1") as given.
+func ShortRef(rev string) string {
+	if isFullSHA(rev) {
+		return Short(rev)
+	}
+	return rev
+}
+
 // Commit returns the author ("Name <email>") and the message of the commit
 // rev names, resolving it (and fetching it by SHA when it is missing, as
 // in a depth-1 clone of a pull request's merge commit, whose second

@@ -321,3 +321,17 @@ func TestResolveCancelled(t *testing.T) {
 		t.Errorf("Resolve(cancelled) = %v; want a cancellation, not a missing ref", err)
 	}
 }
+
+func TestShortRef(t *testing.T) {
+	for _, tt := range []struct{ rev, want string }{
+		{"3d1f4a0c9b2e8f7a6d5c4b3a29180716f5e4d3c2", "3d1f4a0c9b2e"},
+		{strings.Repeat("ab", 32), "abababababab"},
+		{"main", "main"},
+		{"HEAD~1", "HEAD~1"},
+		{"3d1f4a0c9b2e8f7a6d", "3d1f4a0c9b2e8f7a6d"}, // abbreviated: kept as given
+	} {
+		if got := ShortRef(tt.rev); got != tt.want {
+			t.Errorf("ShortRef(%q) = %q, want %q", tt.rev, got, tt.want)
+		}
+	}
+}
