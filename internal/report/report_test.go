@@ -436,31 +436,6 @@ func TestTextAligned(t *testing.T) {
 
 func textWidth(s string) int { return width([]rune(s)) }
 
-// stripFences removes fenced code blocks (opening fence of n ≥ 3 backticks
-// up to a line of at least n backticks), failing on an unclosed fence.
-func stripFences(t *testing.T, md string) string {
-	t.Helper()
-	var out []string
-	fence := ""
-	for _, line := range strings.Split(md, "\n") {
-		if fence == "" {
-			if strings.HasPrefix(line, "```") {
-				fence = line[:len(line)-len(strings.TrimLeft(line, "`"))]
-				continue
-			}
-			out = append(out, line)
-			continue
-		}
-		if strings.HasPrefix(line, fence) && strings.Trim(line, "`") == "" {
-			fence = ""
-		}
-	}
-	if fence != "" {
-		t.Fatalf("unclosed code fence %q", fence)
-	}
-	return strings.Join(out, "\n")
-}
-
 // summary is the summary of vals as the base side of a comparison.
 func summary(vals ...float64) *stats.Summary {
 	k := stats.Key{Name: "X", Unit: "sec/op"}

@@ -56,9 +56,6 @@ type Detail struct {
 	Body   []Block
 }
 
-// maxWhy is how many sites or functions a row's explanation lists.
-const maxWhy = 5
-
 // why returns the explanation of r, nil if it has none.
 func (m Meta) why(r gate.Result) *Why {
 	for i := range m.Explain {
