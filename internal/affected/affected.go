@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/benchgate/benchgate/internal/english"
 )
 
 // Tree is one side's checkout.
@@ -277,11 +279,11 @@ func decide(sides []*side, changed []string) *Selection {
 			slices.Sort(fs)
 			reason = fmt.Sprintf("depends on %s (changed: %s)", deps[0], list3(slices.Compact(fs)))
 			if len(deps) > 1 {
-				reason += fmt.Sprintf(" and %s", plural(len(deps)-1, "more changed dependency", "more changed dependencies"))
+				reason += fmt.Sprintf(" and %s", english.Plural(len(deps)-1, "more changed dependency", "more changed dependencies"))
 			}
 		}
 		if reason == "" {
-			what := fmt.Sprintf("its %s", plural(len(locals), "dependency", "dependencies"))
+			what := fmt.Sprintf("its %s", english.Plural(len(locals), "dependency", "dependencies"))
 			if len(locals) == 0 {
 				what = "its dependencies (none)"
 			}
@@ -308,11 +310,11 @@ func decide(sides []*side, changed []string) *Selection {
 	total := len(roots)
 	switch {
 	case sel.All:
-		sel.Summary = fmt.Sprintf("all %s affected: %s changed", plural(total, "package", "packages"), list3(allFiles))
+		sel.Summary = fmt.Sprintf("all %s affected: %s changed", english.Plural(total, "package", "packages"), list3(allFiles))
 	case len(changed) == 0:
-		sel.Summary = fmt.Sprintf("0 of %s affected: no file changed", plural(total, "package", "packages"))
+		sel.Summary = fmt.Sprintf("0 of %s affected: no file changed", english.Plural(total, "package", "packages"))
 	default:
-		sel.Summary = fmt.Sprintf("%d of %s affected by %s", len(sel.Packages), plural(total, "package", "packages"), plural(len(changed), "changed file", "changed files"))
+		sel.Summary = fmt.Sprintf("%d of %s affected by %s", len(sel.Packages), english.Plural(total, "package", "packages"), english.Plural(len(changed), "changed file", "changed files"))
 		var ign []string
 		if outside > 0 {
 			ign = append(ign, fmt.Sprintf("%d outside the Go module", outside))
@@ -384,11 +386,4 @@ func list3(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/sandbox"
 )
 
 // A Runner runs one program (git for Changed, go for Select) with args in
@@ -61,13 +60,11 @@ func run(ctx context.Context, dir string, env []string, name string, args, shown
 }
 
 func runAs(ctx context.Context, dir string, env []string, cred *syscall.Credential, name string, args, shown []string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
+	// A process group of its own, killed whole on cancellation, as every
+	// process that reads the change: go list may start helpers of its own.
+	cmd := sandbox.Command(ctx, cred, name, args...)
 	cmd.Dir = dir
 	cmd.Env = env
-	if cred != nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	}
-	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -124,7 +124,7 @@ func (a *app) action(ctx context.Context) int {
 	}
 	headSHA := shas[0]
 	if act.Mode == "calibrate" {
-		r := rev{headSHA, shortRef(headSHA)}
+		r := rev{headSHA, gitrev.ShortRef(headSHA)}
 		o := a.measure(ctx, repo, job{base: r, head: r, dir: dir, dest: dest{json: jsonPath, calibrate: true}})
 		code := o.code
 		chownLike(jsonPath, ws)
@@ -151,7 +151,7 @@ func (a *app) action(ctx context.Context) int {
 		return fail(ExitUsage, "base and head are the same commit %s: nothing to compare (set the base input)", gitrev.Short(baseSHA))
 	}
 	j := job{
-		base: rev{baseSHA, shortRef(target.Base)}, head: rev{headSHA, shortRef(target.Head)},
+		base: rev{baseSHA, gitrev.ShortRef(target.Base)}, head: rev{headSHA, gitrev.ShortRef(target.Head)},
 		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
 		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
@@ -345,14 +345,6 @@ func chownTree(dir, ref string) {
 		}
 		return nil
 	})
-}
-
-// shortRef shortens full commit names for display.
-func shortRef(ref string) string {
-	if len(ref) == 40 && strings.Trim(ref, "0123456789abcdef") == "" {
-		return gitrev.Short(ref)
-	}
-	return ref
 }
 
 // publish writes the comment, the summary, the outputs and the annotations.

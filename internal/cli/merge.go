@@ -15,6 +15,7 @@ import (
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
+	"github.com/benchgate/benchgate/internal/stats"
 )
 
 // merge combines shard results (each an --out directory of `run --shard`)
@@ -136,19 +137,19 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 // from the shards' directories (in the fork recipe, artifacts): every
 // string in them reaches the report as untrusted text, as a profile's do.
 func mergedExplain(v gate.Verdict, whys []report.Why) []report.Why {
-	flagged := map[[3]string]bool{}
+	flagged := map[stats.Key]bool{}
 	for _, r := range v.Results {
 		changed := r.Status == gate.Regression || r.Status == gate.Improvement
 		if r.Kind == gate.Time {
 			changed = r.Status == gate.Regression && (r.Confirmed == nil || *r.Confirmed)
 		}
 		if changed {
-			flagged[[3]string{r.Package, r.Name, r.Unit}] = true
+			flagged[stats.Key{Package: r.Package, Name: r.Name, Unit: r.Unit}] = true
 		}
 	}
 	var out []report.Why
 	for _, w := range whys {
-		k := [3]string{w.Package, w.Name, w.Unit}
+		k := stats.Key{Package: w.Package, Name: w.Name, Unit: w.Unit}
 		if !flagged[k] {
 			continue
 		}

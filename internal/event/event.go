@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/benchgate/benchgate/internal/gitrev"
 )
 
 // Input is everything Parse needs, read from the environment by the caller.
@@ -84,7 +86,7 @@ type Target struct {
 	WorkflowRun *WorkflowRun
 
 	// Description says in words what is compared, for logs and reports, e.g.
-	// "pull request #12: merge commit abc1234 vs its first parent".
+	// "pull request #12: merge commit abc1234def56 vs its first parent".
 	Description string
 }
 
@@ -302,17 +304,17 @@ func pullRequest(in Input) (Target, error) {
 			return Target{}, err
 		}
 	}
-	headDesc, baseDesc := "merge commit "+short(sha), "its first parent"
+	headDesc, baseDesc := "merge commit "+gitrev.ShortRef(sha), "its first parent"
 	if in.Head == "" {
 		t.Head = sha
 	} else {
-		t.Head, headDesc = in.Head, short(in.Head)
-		baseDesc = "the first parent of merge commit " + short(sha)
+		t.Head, headDesc = in.Head, gitrev.ShortRef(in.Head)
+		baseDesc = "the first parent of merge commit " + gitrev.ShortRef(sha)
 	}
 	if in.Base == "" {
 		t.Base, t.MergeCommit, t.BaseFromMergeParent = sha+"^1", sha, true
 	} else {
-		t.Base, baseDesc = in.Base, short(in.Base)
+		t.Base, baseDesc = in.Base, gitrev.ShortRef(in.Base)
 	}
 	t.Description = fmt.Sprintf("pull request #%d: %s vs %s", t.PRNumber, headDesc, baseDesc)
 	return t, nil
@@ -338,7 +340,7 @@ func pullRequestTarget(in Input) (Target, error) {
 		how = "mode merge"
 	}
 	t.Description = fmt.Sprintf("pull request #%d (pull_request_target, %s): head %s vs base %s",
-		t.PRNumber, how, short(t.Head), short(t.Base))
+		t.PRNumber, how, gitrev.ShortRef(t.Head), gitrev.ShortRef(t.Base))
 	return t, nil
 }
 
@@ -412,7 +414,7 @@ func push(in Input) (Target, error) {
 			return Target{}, fmt.Errorf("%s: %w", eventFile(in), err)
 		}
 	}
-	t.Description = fmt.Sprintf("push to %s: %s vs %s", orUnknown(ev.Ref), short(t.Head), short(t.Base))
+	t.Description = fmt.Sprintf("push to %s: %s vs %s", orUnknown(ev.Ref), gitrev.ShortRef(t.Head), gitrev.ShortRef(t.Base))
 	return t, nil
 }
 
@@ -432,7 +434,7 @@ func mergeGroup(in Input) (Target, error) {
 	if t.Base, err = pick(in, "base", in.Base, "merge_group.base_sha", ev.MergeGroup.BaseSHA); err != nil {
 		return Target{}, err
 	}
-	t.Description = fmt.Sprintf("merge queue for %s: %s vs %s", orUnknown(ev.MergeGroup.BaseRef), short(t.Head), short(t.Base))
+	t.Description = fmt.Sprintf("merge queue for %s: %s vs %s", orUnknown(ev.MergeGroup.BaseRef), gitrev.ShortRef(t.Head), gitrev.ShortRef(t.Base))
 	return t, nil
 }
 
@@ -464,7 +466,7 @@ func workflowRun(in Input) (Target, error) {
 	}
 	if in.MergeOnly && in.Base == "" && in.Head == "" {
 		return Target{WorkflowRun: run, Description: fmt.Sprintf("workflow_run of %s: head %s of %s",
-			from, short(run.HeadSHA), orUnknownRepo(run.HeadRepo))}, nil
+			from, gitrev.ShortRef(run.HeadSHA), orUnknownRepo(run.HeadRepo))}, nil
 	}
 	t, err := fromInputs(in)
 	if err != nil {
@@ -502,7 +504,7 @@ func fromInputs(in Input) (Target, error) {
 	if t.Head == "" {
 		t.Head = "HEAD"
 	}
-	t.Description = fmt.Sprintf("%s: %s vs %s", name, short(t.Head), short(t.Base))
+	t.Description = fmt.Sprintf("%s: %s vs %s", name, gitrev.ShortRef(t.Head), gitrev.ShortRef(t.Base))
 	return t, nil
 }
 
@@ -564,14 +566,6 @@ func checkRevision(input, rev string) (string, error) {
 		return "", fmt.Errorf("%s %q: a revision may not contain white space or control characters", input, rev)
 	}
 	return rev, nil
-}
-
-// short abbreviates full commit names for descriptions.
-func short(rev string) string {
-	if fullSHA.MatchString(rev) {
-		return rev[:7]
-	}
-	return rev
 }
 
 func orUnknown(ref string) string {

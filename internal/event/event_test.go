@@ -46,7 +46,7 @@ func TestParse(t *testing.T) {
 				Base: mergeSHA + "^1", Head: mergeSHA,
 				BaseFromMergeParent: true, MergeCommit: mergeSHA,
 				PRNumber: 12, HeadSHA: prHeadSHA,
-				Description: "pull request #12: merge commit 3d1f4a0 vs its first parent",
+				Description: "pull request #12: merge commit 3d1f4a0c9b2e vs its first parent",
 			},
 		},
 		{
@@ -57,7 +57,7 @@ func TestParse(t *testing.T) {
 				Base: mergeSHA + "^1", Head: mergeSHA,
 				BaseFromMergeParent: true, MergeCommit: mergeSHA,
 				PRNumber: 31, Fork: true, HeadSHA: prHeadSHA,
-				Description: "pull request #31: merge commit 3d1f4a0 vs its first parent",
+				Description: "pull request #31: merge commit 3d1f4a0c9b2e vs its first parent",
 			},
 		},
 		{
@@ -68,7 +68,7 @@ func TestParse(t *testing.T) {
 				Base: mergeSHA + "^1", Head: mergeSHA,
 				BaseFromMergeParent: true, MergeCommit: mergeSHA,
 				PRNumber: 31, Fork: true, HeadSHA: prHeadSHA,
-				Description: "pull request #31: merge commit 3d1f4a0 vs its first parent",
+				Description: "pull request #31: merge commit 3d1f4a0c9b2e vs its first parent",
 			},
 		},
 		{
@@ -79,7 +79,7 @@ func TestParse(t *testing.T) {
 				Base: mergeSHA + "^1", Head: mergeSHA,
 				BaseFromMergeParent: true, MergeCommit: mergeSHA,
 				PRNumber: 12, HeadSHA: prHeadSHA,
-				Description: "pull request #12: merge commit 3d1f4a0 vs its first parent",
+				Description: "pull request #12: merge commit 3d1f4a0c9b2e vs its first parent",
 			},
 		},
 		{
@@ -99,7 +99,7 @@ func TestParse(t *testing.T) {
 			want: Target{
 				Base: "main", Head: mergeSHA,
 				PRNumber: 12, HeadSHA: prHeadSHA,
-				Description: "pull request #12: merge commit 3d1f4a0 vs main",
+				Description: "pull request #12: merge commit 3d1f4a0c9b2e vs main",
 			},
 		},
 		{
@@ -110,7 +110,7 @@ func TestParse(t *testing.T) {
 				Base: mergeSHA + "^1", Head: prHeadSHA,
 				BaseFromMergeParent: true, MergeCommit: mergeSHA,
 				PRNumber: 12, HeadSHA: prHeadSHA,
-				Description: "pull request #12: a1b2c3d vs the first parent of merge commit 3d1f4a0",
+				Description: "pull request #12: a1b2c3d4e5f6 vs the first parent of merge commit 3d1f4a0c9b2e",
 			},
 		},
 		{
@@ -130,7 +130,7 @@ func TestParse(t *testing.T) {
 			want: Target{
 				Base: prBaseSHA, Head: prHeadSHA,
 				PRNumber: 31, Fork: true, HeadSHA: prHeadSHA,
-				Description: "pull request #31 (pull_request_target, allowed by allow-privileged-events): head a1b2c3d vs base 0f9e8d7",
+				Description: "pull request #31 (pull_request_target, allowed by allow-privileged-events): head a1b2c3d4e5f6 vs base 0f9e8d7c6b5a",
 			},
 		},
 		{
@@ -140,7 +140,7 @@ func TestParse(t *testing.T) {
 			want: Target{
 				Base: "main", Head: prHeadSHA,
 				PRNumber: 31, Fork: true, HeadSHA: prHeadSHA,
-				Description: "pull request #31 (pull_request_target, allowed by allow-privileged-events): head a1b2c3d vs base main",
+				Description: "pull request #31 (pull_request_target, allowed by allow-privileged-events): head a1b2c3d4e5f6 vs base main",
 			},
 		},
 		{
@@ -150,7 +150,7 @@ func TestParse(t *testing.T) {
 			want: Target{
 				Base: prBaseSHA, Head: prHeadSHA,
 				PRNumber: 31, Fork: true, HeadSHA: prHeadSHA,
-				Description: "pull request #31 (pull_request_target, mode merge): head a1b2c3d vs base 0f9e8d7",
+				Description: "pull request #31 (pull_request_target, mode merge): head a1b2c3d4e5f6 vs base 0f9e8d7c6b5a",
 			},
 		},
 		{
@@ -159,7 +159,7 @@ func TestParse(t *testing.T) {
 			fixture: "workflow_run.json",
 			want: Target{
 				WorkflowRun: &WorkflowRun{ID: 10823456789, Event: "pull_request", HeadSHA: prHeadSHA, HeadBranch: "faster-parser", HeadRepo: "mona/widgets"},
-				Description: "workflow_run of pull_request run 10823456789: head a1b2c3d of mona/widgets",
+				Description: "workflow_run of pull_request run 10823456789: head a1b2c3d4e5f6 of mona/widgets",
 			},
 		},
 		{
@@ -168,7 +168,7 @@ func TestParse(t *testing.T) {
 			fixture: "workflow_run_same_repo.json",
 			want: Target{
 				WorkflowRun: &WorkflowRun{ID: 10823456789, Event: "pull_request", HeadSHA: prHeadSHA, HeadBranch: "faster-parser", HeadRepo: "octo-org/widgets", PullRequests: []int{12}},
-				Description: "workflow_run of pull_request run 10823456789: head a1b2c3d of octo-org/widgets",
+				Description: "workflow_run of pull_request run 10823456789: head a1b2c3d4e5f6 of octo-org/widgets",
 			},
 		},
 		{
@@ -177,7 +177,7 @@ func TestParse(t *testing.T) {
 			payload: `{"workflow_run": {"id": 5, "event": "pull_request", "head_sha": "` + prHeadSHA + `", "head_repository": null, "pull_requests": []}}`,
 			want: Target{
 				WorkflowRun: &WorkflowRun{ID: 5, Event: "pull_request", HeadSHA: prHeadSHA},
-				Description: "workflow_run of pull_request run 5: head a1b2c3d of a deleted repository",
+				Description: "workflow_run of pull_request run 5: head a1b2c3d4e5f6 of a deleted repository",
 			},
 		},
 		{
@@ -187,7 +187,7 @@ func TestParse(t *testing.T) {
 			want: Target{
 				Base: "main", Head: mergeSHA,
 				WorkflowRun: &WorkflowRun{ID: 10823456789, Event: "pull_request", HeadSHA: prHeadSHA, HeadBranch: "faster-parser", HeadRepo: "mona/widgets"},
-				Description: "workflow_run event: 3d1f4a0 vs main",
+				Description: "workflow_run event: 3d1f4a0c9b2e vs main",
 			},
 		},
 		{
@@ -204,7 +204,7 @@ func TestParse(t *testing.T) {
 			in:   Input{EventName: "pull_request_review", SHA: mergeSHA, Base: "main"},
 			want: Target{
 				Base: "main", Head: mergeSHA,
-				Description: "pull_request_review event: 3d1f4a0 vs main",
+				Description: "pull_request_review event: 3d1f4a0c9b2e vs main",
 			},
 		},
 		{
@@ -213,7 +213,7 @@ func TestParse(t *testing.T) {
 			fixture: "push.json",
 			want: Target{
 				Base: prBaseSHA, Head: mergeSHA,
-				Description: "push to refs/heads/main: 3d1f4a0 vs 0f9e8d7",
+				Description: "push to refs/heads/main: 3d1f4a0c9b2e vs 0f9e8d7c6b5a",
 			},
 		},
 		{
@@ -222,7 +222,7 @@ func TestParse(t *testing.T) {
 			fixture: "push_new_branch.json",
 			want: Target{
 				Base: "origin/main", Head: mergeSHA,
-				Description: "push to refs/heads/new-feature: 3d1f4a0 vs origin/main",
+				Description: "push to refs/heads/new-feature: 3d1f4a0c9b2e vs origin/main",
 			},
 		},
 		{
@@ -231,7 +231,7 @@ func TestParse(t *testing.T) {
 			fixture: "push.json",
 			want: Target{
 				Base: prBaseSHA, Head: "v2.0.0",
-				Description: "push to refs/heads/main: v2.0.0 vs 0f9e8d7",
+				Description: "push to refs/heads/main: v2.0.0 vs 0f9e8d7c6b5a",
 			},
 		},
 		{
@@ -240,7 +240,7 @@ func TestParse(t *testing.T) {
 			fixture: "merge_group.json",
 			want: Target{
 				Base: prBaseSHA, Head: mgHeadSHA,
-				Description: "merge queue for refs/heads/main: 7e6d5c4 vs 0f9e8d7",
+				Description: "merge queue for refs/heads/main: 7e6d5c4b3a29 vs 0f9e8d7c6b5a",
 			},
 		},
 		{
@@ -249,7 +249,7 @@ func TestParse(t *testing.T) {
 			fixture: "workflow_dispatch.json",
 			want: Target{
 				Base: "v1.4.0", Head: mergeSHA,
-				Description: "workflow_dispatch event: 3d1f4a0 vs v1.4.0",
+				Description: "workflow_dispatch event: 3d1f4a0c9b2e vs v1.4.0",
 			},
 		},
 		{
@@ -266,7 +266,7 @@ func TestParse(t *testing.T) {
 			in:   Input{EventName: "workflow_dispatch", SHA: mergeSHA, Base: "main"},
 			want: Target{
 				Base: "main", Head: mergeSHA,
-				Description: "workflow_dispatch event: 3d1f4a0 vs main",
+				Description: "workflow_dispatch event: 3d1f4a0c9b2e vs main",
 			},
 		},
 		{

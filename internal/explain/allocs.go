@@ -210,13 +210,6 @@ func (a *Allocs) Sites(unit string, n int) []Site {
 	return changed(a.sites(unit, false), n)
 }
 
-// AllSites returns every site of the benchmark that allocates on either
-// side, in unit (UnitAllocs or UnitBytes; anything else is UnitBytes), the
-// largest allocator (on either side) first.
-func (a *Allocs) AllSites(unit string) []Site {
-	return a.sites(unit, false)
-}
-
 func changed(sites []Site, n int) []Site {
 	var out []Site
 	for _, s := range sites {

@@ -49,7 +49,7 @@ func TestExplainRealProfiles(t *testing.T) {
 	}
 	ctx := context.Background()
 	var progress bytes.Buffer
-	s, err := runner.Prepare(ctx, runner.Side{Name: "base", Dir: roots[0]}, runner.Side{Name: "head", Dir: roots[1]}, runner.Options{
+	s, err := prepare(ctx, runner.Side{Name: "base", Dir: roots[0]}, runner.Side{Name: "head", Dir: roots[1]}, runner.Options{
 		Bench:     "Encode|Checksum",
 		Count:     1,
 		Benchtime: "20ms",
@@ -522,4 +522,18 @@ func TestEntryLinesRefuses(t *testing.T) {
 	if _, err := explain.EntryLines(link, nil); err == nil {
 		t.Errorf("a link: no error")
 	}
+}
+
+// prepare is a runner session built, discovered and warmed up on every
+// unit, ready to measure and profile.
+func prepare(ctx context.Context, base, head runner.Side, o runner.Options) (*runner.Session, error) {
+	s, err := runner.Build(ctx, base, head, o)
+	if err != nil {
+		return nil, err
+	}
+	units, err := s.Discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.Prepare(ctx, units)
 }

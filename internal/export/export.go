@@ -16,6 +16,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/benchgate/benchgate/internal/policy"
 )
 
 // Metric is one unit of one benchmark on head.
@@ -149,7 +151,7 @@ func points(metrics []Metric) ([]point, error) {
 			continue
 		}
 		name := strings.TrimPrefix(m.Name, "Benchmark")
-		g := group{m.Package, stripProcs(name), k.measure}
+		g := group{m.Package, policy.StripProcs(name), k.measure}
 		if fulls[g] == nil {
 			fulls[g] = map[string]bool{}
 		}
@@ -162,7 +164,7 @@ func points(metrics []Metric) ([]point, error) {
 			continue
 		}
 		name := strings.TrimPrefix(m.Name, "Benchmark")
-		base := stripProcs(name)
+		base := policy.StripProcs(name)
 		if !finite(m.Value) {
 			return nil, fmt.Errorf("export: %s %s: value %v is not a finite number", key(m.Package, name), m.Unit, m.Value)
 		}
@@ -188,20 +190,6 @@ func key(pkg, name string) string {
 		return name
 	}
 	return pkg + "." + name
-}
-
-// stripProcs drops a "-GOMAXPROCS" suffix.
-func stripProcs(name string) string {
-	i := strings.LastIndexByte(name, '-')
-	if i < 0 || i == len(name)-1 {
-		return name
-	}
-	for _, c := range name[i+1:] {
-		if c < '0' || c > '9' {
-			return name
-		}
-	}
-	return name[:i]
 }
 
 // bmfMetric is one measure's values in BMF.

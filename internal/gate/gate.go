@@ -13,7 +13,6 @@
 package gate
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -173,34 +172,6 @@ func DefaultPolicy() Policy {
 		Correction:           Holm,
 		InstructionThreshold: 0.01,
 	}
-}
-
-// Validate reports a policy that cannot be applied.
-func (p Policy) Validate() error {
-	if !(p.Threshold >= 0) || math.IsInf(p.Threshold, 0) {
-		return fmt.Errorf("threshold must be a finite number >= 0, got %v", p.Threshold)
-	}
-	if !(p.InstructionThreshold >= 0) || math.IsInf(p.InstructionThreshold, 0) {
-		return fmt.Errorf("instruction threshold must be a finite number >= 0, got %v", p.InstructionThreshold)
-	}
-	if !(p.Alpha > 0 && p.Alpha < 1) {
-		return fmt.Errorf("alpha must be in (0, 1), got %v", p.Alpha)
-	}
-	if p.Correction != "" && !slices.Contains(Corrections, p.Correction) {
-		return fmt.Errorf("correction must be one of holm, bh, none, got %q", p.Correction)
-	}
-	if p.Test != "" && !slices.Contains(Tests, p.Test) {
-		return fmt.Errorf("test must be one of auto, paired, utest, got %q", p.Test)
-	}
-	for _, n := range p.Looks {
-		if n < 1 {
-			return fmt.Errorf("looks must be positive round counts, got %v", p.Looks)
-		}
-	}
-	if p.ConfirmRounds < 0 {
-		return fmt.Errorf("confirmation rounds must be >= 0, got %d", p.ConfirmRounds)
-	}
-	return nil
 }
 
 // The sides of a Failure.
@@ -990,11 +961,6 @@ func MinP(n1, n2 int) float64 {
 	return math.Min(1, 2/c)
 }
 
-// MinCount returns the smallest number of samples per side with which the
-// U test can reach p < alpha for a single comparison (at most 1000); see
-// [MinCountU] for a suite and [MinRounds] for the paired test.
-func MinCount(alpha float64) int { return MinCountU(alpha, 1, NoCorrection) }
-
 // incKey groups inconclusive rows with the same figures.
 type incKey struct {
 	rounds, baseN, headN int
@@ -1111,7 +1077,7 @@ func nameCovers(name, full string) bool {
 	if name == "" || name == full {
 		return true
 	}
-	if base, procs, ok := splitProcs(name); ok {
+	if base, procs, ok := policy.SplitProcs(name); ok {
 		return strings.HasPrefix(full, base+"/") && strings.HasSuffix(full, "-"+procs)
 	}
 	if !strings.HasPrefix(full, name) {
@@ -1121,20 +1087,6 @@ func nameCovers(name, full string) bool {
 	if rest[0] == '/' {
 		return true
 	}
-	b, _, ok := splitProcs(full)
+	b, _, ok := policy.SplitProcs(full)
 	return ok && b == name
-}
-
-// splitProcs splits a "-GOMAXPROCS" suffix off a benchmark name.
-func splitProcs(name string) (base, procs string, ok bool) {
-	i := strings.LastIndexByte(name, '-')
-	if i < 0 || i == len(name)-1 {
-		return name, "", false
-	}
-	for _, r := range name[i+1:] {
-		if r < '0' || r > '9' {
-			return name, "", false
-		}
-	}
-	return name[:i], name[i+1:], true
 }

@@ -21,7 +21,7 @@ func measured(pkg, name, unit string, base, head []float64) stats.Comparison {
 			(*side)[k] = append((*side)[k], stats.Obs{Value: v, Round: i, Iters: 1000})
 		}
 	}
-	return stats.Compare(s, 0.95)[0]
+	return stats.CompareAlpha(s, 0.95, 0.05)[0]
 }
 
 // unpaired is measured without rounds, as plain go test output.
@@ -34,7 +34,7 @@ func unpaired(pkg, name, unit string, base, head []float64) stats.Comparison {
 	for _, v := range head {
 		s.Head[k] = append(s.Head[k], stats.Obs{Value: v, Round: -1, Iters: 1000})
 	}
-	return stats.Compare(s, 0.95)[0]
+	return stats.CompareAlpha(s, 0.95, 0.05)[0]
 }
 
 // synthetic builds a time comparison with a chosen p-value and centers,
@@ -408,37 +408,9 @@ func TestMinPMatchesUTest(t *testing.T) {
 
 func TestMinCount(t *testing.T) {
 	for _, alpha := range []float64{0.5, 0.1, 0.05, 0.01, 0.001, 1e-5} {
-		n := MinCount(alpha)
+		n := MinCountU(alpha, 1, NoCorrection)
 		if MinP(n, n) >= alpha || (n > 1 && MinP(n-1, n-1) < alpha) {
-			t.Errorf("MinCount(%v) = %d: MinP(n)=%v, MinP(n-1)=%v", alpha, n, MinP(n, n), MinP(n-1, n-1))
-		}
-	}
-}
-
-func TestPolicyValidate(t *testing.T) {
-	if err := DefaultPolicy().Validate(); err != nil {
-		t.Errorf("DefaultPolicy().Validate() = %v", err)
-	}
-	for _, c := range []Correction{"", Holm, BH, NoCorrection} {
-		if err := (Policy{Threshold: 0.05, Alpha: 0.01, Correction: c, Looks: []int{5, 10}}).Validate(); err != nil {
-			t.Errorf("correction %q: %v", c, err)
-		}
-	}
-	for _, tt := range []struct {
-		p    Policy
-		want string
-	}{
-		{Policy{Threshold: -0.1, Alpha: 0.01}, "threshold must be a finite number >= 0, got -0.1"},
-		{Policy{Threshold: math.NaN(), Alpha: 0.01}, "threshold must be a finite number >= 0, got NaN"},
-		{Policy{Threshold: 0.05, Alpha: 0}, "alpha must be in (0, 1), got 0"},
-		{Policy{Threshold: 0.05, Alpha: 1}, "alpha must be in (0, 1), got 1"},
-		{Policy{Threshold: 0.05, Alpha: 0.01, Correction: "bonferroni"}, `correction must be one of holm, bh, none, got "bonferroni"`},
-		{Policy{Threshold: 0.05, Alpha: 0.01, Test: "wilcoxon"}, `test must be one of auto, paired, utest, got "wilcoxon"`},
-		{Policy{Threshold: 0.05, Alpha: 0.01, Looks: []int{5, 0}}, "looks must be positive round counts, got [5 0]"},
-	} {
-		err := tt.p.Validate()
-		if err == nil || err.Error() != tt.want {
-			t.Errorf("Validate(%+v) = %v, want %q", tt.p, err, tt.want)
+			t.Errorf("MinCountU(%v, 1, none) = %d: MinP(n)=%v, MinP(n-1)=%v", alpha, n, MinP(n, n), MinP(n-1, n-1))
 		}
 	}
 }

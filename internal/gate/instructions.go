@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/stats"
 )
 
@@ -177,16 +178,15 @@ func joinInstructions(results []Result) []Result {
 	if !slices.ContainsFunc(results, func(r Result) bool { return r.Kind == Instructions }) {
 		return results
 	}
-	type bench struct{ pkg, name string }
-	last := map[bench]int{}
+	last := map[benchKey]int{}
 	var others []Result
 	for _, r := range results {
 		if r.Kind == Instructions {
 			continue
 		}
-		last[bench{r.Package, r.Name}] = len(others)
-		if base, _, ok := splitProcs(r.Name); ok {
-			last[bench{r.Package, base}] = len(others)
+		last[benchKey{r.Package, r.Name}] = len(others)
+		if base, _, ok := policy.SplitProcs(r.Name); ok {
+			last[benchKey{r.Package, base}] = len(others)
 		}
 		others = append(others, r)
 	}
@@ -196,7 +196,7 @@ func joinInstructions(results []Result) []Result {
 		if r.Kind != Instructions {
 			continue
 		}
-		if i, ok := last[bench{r.Package, r.Name}]; ok {
+		if i, ok := last[benchKey{r.Package, r.Name}]; ok {
 			after[i] = append(after[i], r)
 		} else {
 			rest = append(rest, r)

@@ -80,13 +80,6 @@ func adjust(ps []float64, correction Correction) []float64 {
 	return out
 }
 
-// Adjust returns the p-values ps adjusted for multiple testing with the
-// named correction ("holm", "bh", "none"; "" is Holm), in the order of ps.
-// A comparison is significant when its adjusted p-value is below α:
-// exactly the rejections of Holm's step-down procedure, or of the
-// Benjamini–Hochberg step-up procedure, at level α.
-func Adjust(ps []float64, correction Correction) []float64 { return adjust(ps, correction) }
-
 // Feasible reports whether a suite of m gated time/op comparisons, each
 // measured in the given number of interleaved rounds, can find anything at
 // level alpha with the paired signed-rank test: whether the smallest

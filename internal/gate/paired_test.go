@@ -110,7 +110,7 @@ func TestAdjustTextbook(t *testing.T) {
 		}
 		return n
 	}
-	bh, holm := Adjust(ps, BH), Adjust(ps, Holm)
+	bh, holm := adjust(ps, BH), adjust(ps, Holm)
 	if n := count(bh); n != 4 {
 		t.Errorf("BH rejects %d, want 4: %v", n, bh)
 	}
@@ -130,19 +130,19 @@ func TestAdjustTextbook(t *testing.T) {
 		t.Errorf("Holm (-want +got):\n%s", diff)
 	}
 	// The Holm example of the usual textbooks, in input order.
-	if diff := cmp.Diff([]float64{0.03, 0.06, 0.06, 0.02}, Adjust([]float64{0.01, 0.04, 0.03, 0.005}, Holm), near); diff != "" {
+	if diff := cmp.Diff([]float64{0.03, 0.06, 0.06, 0.02}, adjust([]float64{0.01, 0.04, 0.03, 0.005}, Holm), near); diff != "" {
 		t.Errorf("Holm 4 (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]float64{0.02, 0.04, 0.04, 0.02}, Adjust([]float64{0.01, 0.04, 0.03, 0.005}, BH), near); diff != "" {
+	if diff := cmp.Diff([]float64{0.02, 0.04, 0.04, 0.02}, adjust([]float64{0.01, 0.04, 0.03, 0.005}, BH), near); diff != "" {
 		t.Errorf("BH 4 (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]float64{0.01, 0.04}, Adjust([]float64{0.01, 0.04}, NoCorrection), near); diff != "" {
+	if diff := cmp.Diff([]float64{0.01, 0.04}, adjust([]float64{0.01, 0.04}, NoCorrection), near); diff != "" {
 		t.Errorf("none (-want +got):\n%s", diff)
 	}
-	if got := Adjust(nil, Holm); len(got) != 0 {
-		t.Errorf("Adjust(nil) = %v", got)
+	if got := adjust(nil, Holm); len(got) != 0 {
+		t.Errorf("adjust(nil) = %v", got)
 	}
-	if got := Adjust([]float64{0.6, 0.7}, Holm); got[0] != 1 || got[1] != 1 {
+	if got := adjust([]float64{0.6, 0.7}, Holm); got[0] != 1 || got[1] != 1 {
 		t.Errorf("capped at 1: %v", got)
 	}
 }
@@ -284,9 +284,6 @@ func TestFeasibility(t *testing.T) {
 	}
 	if got := MinCountU(0.01, 120, Holm); got != 9 {
 		t.Errorf("MinCountU(0.01, 120) = %d, want 9", got)
-	}
-	if got := MinCount(0.01); got != 5 {
-		t.Errorf("MinCount(0.01) = %d, want 5", got)
 	}
 	p := DefaultPolicy()
 	if got := adviceText(15, 120, p); got != "" {
@@ -588,15 +585,6 @@ func TestLookThreshold(t *testing.T) {
 		if got := LookThreshold(tt.alpha, tt.m, tt.corr, tt.looks); !near(got, tt.want) {
 			t.Errorf("LookThreshold(%v, %d, %s, %v) = %v, want %v", tt.alpha, tt.m, tt.corr, tt.looks, got, tt.want)
 		}
-	}
-	if got := PlanLooks(20, 4); !cmp.Equal(got, []int{5, 10, 15, 20}) {
-		t.Errorf("PlanLooks(20, 4) = %v", got)
-	}
-	if got := PlanLooks(3, 5); !cmp.Equal(got, []int{1, 2, 3}) {
-		t.Errorf("PlanLooks(3, 5) = %v", got)
-	}
-	if got := PlanLooks(0, 5); got != nil {
-		t.Errorf("PlanLooks(0, 5) = %v", got)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/benchgate/benchgate/internal/policy"
 )
 
 // Scaling is how the time/op of one benchmark changes with GOMAXPROCS on
@@ -43,7 +45,7 @@ type scalingMember struct {
 // name. The testing package writes no suffix at GOMAXPROCS 1, so "-1" (or
 // "-0") is part of the name.
 func cpuSuffix(name string) (base string, cpu int, ok bool) {
-	b, procs, ok := splitProcs(name)
+	b, procs, ok := policy.SplitProcs(name)
 	if !ok {
 		return name, 1, false
 	}

@@ -96,25 +96,6 @@ func lookThreshold(alpha float64, m int, correction Correction, looks []int, flo
 	return best
 }
 
-// PlanLooks spreads k looks evenly over maxRounds rounds: the rounds after
-// which a sequential run may stop early, ending with maxRounds
-// (PlanLooks(20, 4) = [5 10 15 20]). Fewer, later looks cost less power;
-// 3 to 6 are a good compromise.
-func PlanLooks(maxRounds, k int) []int {
-	if maxRounds < 1 || k < 1 {
-		return nil
-	}
-	k = min(k, maxRounds)
-	var out []int
-	for i := 1; i <= k; i++ {
-		n := int(math.Round(float64(maxRounds) * float64(i) / float64(k)))
-		if len(out) == 0 || out[len(out)-1] != n {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // PlanAdaptive plans the looks of a run with a time budget (--max-time)
 // of at most maxRounds rounds over m time/op benchmarks: the first look
 // where the paired test can reach alpha for m benchmarks under p's

@@ -436,8 +436,8 @@ func TestWorktree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wt.SHA() != o.c1 {
-		t.Errorf("SHA = %s, want %s", wt.SHA(), o.c1)
+	if wt.sha != o.c1 {
+		t.Errorf("sha = %s, want %s", wt.sha, o.c1)
 	}
 	tmp := filepath.Dir(wt.Path())
 	if filepath.Dir(tmp) != parent {

@@ -44,12 +44,8 @@ type options struct {
 	run    Runner
 	env    []string
 	envSet bool
-	remote string
 	logf   func(format string, args ...any)
 }
-
-// WithRunner runs git through r instead of ExecRunner.
-func WithRunner(r Runner) Option { return func(o *options) { o.run = r } }
 
 // WithEnv sets the environment git starts from (normally os.Environ()). Like
 // exec.Cmd, gitrev uses the process environment when no WithEnv is given.
@@ -59,29 +55,16 @@ func WithEnv(env []string) Option {
 	return func(o *options) { o.env, o.envSet = env, true }
 }
 
-// WithRemote names the remote that missing commits are fetched from
-// (default "origin").
-func WithRemote(name string) Option { return func(o *options) { o.remote = name } }
-
-// WithLogf reports progress (fetches, worktrees created and removed) through
-// logf, one line per call without a trailing newline. The default is silent.
-func WithLogf(logf func(format string, args ...any)) Option {
-	return func(o *options) { o.logf = logf }
-}
-
 // Open finds the git work tree that contains dir ("" means the current
 // directory) and the path of dir relative to its top level. A dir that is
 // not in a work tree gives an error wrapping ErrNotRepository.
 func Open(ctx context.Context, dir string, opts ...Option) (*Repo, error) {
-	o := options{run: ExecRunner, remote: "origin", logf: func(string, ...any) {}}
+	o := options{run: ExecRunner, logf: func(string, ...any) {}}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	if !o.envSet {
 		o.env = os.Environ()
-	}
-	if o.remote == "" || strings.HasPrefix(o.remote, "-") {
-		return nil, fmt.Errorf("invalid remote name %q", o.remote)
 	}
 	env, err := gitEnv(o.env)
 	if err != nil {
@@ -99,7 +82,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Repo, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("repository directory %s: not a directory", abs)
 	}
-	r := &Repo{run: o.run, env: env, remote: o.remote, logf: o.logf}
+	r := &Repo{run: o.run, env: env, remote: "origin", logf: o.logf}
 
 	// One call; each option prints one line, in order. --show-prefix prints
 	// dir relative to the top level, with a trailing slash, or an empty line.
@@ -131,10 +114,6 @@ func (r *Repo) Root() string { return r.root }
 // Subdir returns the directory given to Open relative to Root ("." when it
 // is Root). Every Worktree has the same subdirectory: Worktree.Dir.
 func (r *Repo) Subdir() string { return r.subdir }
-
-// GitDir returns the repository's .git directory (the one shared by all its
-// worktrees), which RestoreOwnership walks.
-func (r *Repo) GitDir() string { return r.commonDir }
 
 // git runs a git command at the top level and returns its standard output.
 func (r *Repo) git(ctx context.Context, args ...string) (string, error) {
@@ -445,6 +424,16 @@ func Short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// ShortRef is a revision as descriptions show it: a full commit name (40 or
+// 64 hex digits) cut as [Short] cuts it, anything else (a branch, a tag,
+// "HEAD~1") as given.
+func ShortRef(rev string) string {
+	if isFullSHA(rev) {
+		return Short(rev)
+	}
+	return rev
 }
 
 // Commit returns the author ("Name <email>") and the message of the commit

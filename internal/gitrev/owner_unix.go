@@ -18,7 +18,7 @@ import (
 // workspace belongs to the runner user (uid 1001). A fetch writes objects,
 // FETCH_HEAD and .git/shallow, and a worktree writes .git/worktrees/...,
 // all owned by root, which later steps and jobs running as the runner user
-// cannot change. RestoreOwnership walks GitDir and changes every entry owned
+// cannot change. RestoreOwnership walks the .git directory and changes every entry owned
 // by uid 0 to the uid and gid of Root (with Lchown: symbolic links are not
 // followed). It does nothing unless the process runs as root and Root is
 // owned by another user. Cleanup calls it.

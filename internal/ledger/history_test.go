@@ -20,10 +20,13 @@ func merge(t testing.TB, rng *rand.Rand, name string, i int, logChange, sigma fl
 		base = append(base, stats.Obs{Value: 1e-6 * math.Exp(drift+sigma*rng.NormFloat64()), Round: r, Iters: 1000})
 		head = append(head, stats.Obs{Value: 1e-6 * math.Exp(drift+logChange+sigma*rng.NormFloat64()), Round: r, Iters: 1000})
 	}
-	p, warn := stats.NewPaired(base, head, 0.95, 0.01)
-	if p == nil {
-		t.Fatalf("no paired analysis: %s", warn)
+	k := stats.Key{Package: "example.com/m", Name: "X", Unit: "sec/op"}
+	set := &stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: base}, Head: map[stats.Key][]stats.Obs{k: head}}
+	cs := stats.CompareAlpha(set, 0.95, 0.01)
+	if len(cs) != 1 || cs[0].Paired == nil {
+		t.Fatalf("no paired analysis: %+v", cs)
 	}
+	p := cs[0].Paired
 	e := sample(name, i)
 	e.P = nil
 	if !pairedChange(&e, p, 0.95) {

@@ -80,14 +80,6 @@ func (l Limit) Allows(base, head float64) bool {
 	return d <= l.Amount+limitSlack*max(1, l.Amount)
 }
 
-// IsZero reports whether the limit accepts no increase at all.
-func (l Limit) IsZero() bool {
-	if l.Relative {
-		return l.Fraction == 0
-	}
-	return l.Amount == 0
-}
-
 // String renders the limit as the file would: "1", "64", "5%".
 func (l Limit) String() string {
 	if l.Relative {
@@ -143,9 +135,6 @@ type Rule struct {
 	// Reason is the rule's reason text, for the report.
 	Reason string
 }
-
-// Regexp returns the rule's compiled pattern (nil when Index is -1).
-func (r Rule) Regexp() *regexp.Regexp { return r.re }
 
 // Matches reports whether the rule's pattern matches the benchmark (see
 // "Names" in the package documentation). A rule without pattern (Index
@@ -229,16 +218,24 @@ func Key(pkg, name string) string {
 // StripProcs removes a trailing "-GOMAXPROCS" suffix ("-8") from a benchmark
 // name; a name without one is returned as is.
 func StripProcs(name string) string {
+	base, _, _ := SplitProcs(name)
+	return base
+}
+
+// SplitProcs splits a trailing "-GOMAXPROCS" suffix off a benchmark name:
+// "Encode-8" is "Encode", "8", true; a name without one is returned as is,
+// with ok false.
+func SplitProcs(name string) (base, procs string, ok bool) {
 	i := strings.LastIndexByte(name, '-')
 	if i < 0 || i == len(name)-1 {
-		return name
+		return name, "", false
 	}
 	for _, c := range name[i+1:] {
 		if c < '0' || c > '9' {
-			return name
+			return name, "", false
 		}
 	}
-	return name[:i]
+	return name[:i], name[i+1:], true
 }
 
 // matches applies re to the benchmark's key with and without its

@@ -73,7 +73,7 @@ func TestParseFullSchema(t *testing.T) {
 	if !slices.Equal(p.FailOn.Value, []string{"time", "allocs", "bytes", "failure"}) {
 		t.Errorf("fail-on = %v", p.FailOn.Value)
 	}
-	if !p.Allocs.Set || !p.Allocs.Value.IsZero() || !p.Bytes.Set || !p.Bytes.Value.IsZero() {
+	if !p.Allocs.Set || p.Allocs.Value != (Limit{}) || !p.Bytes.Set || p.Bytes.Value != (Limit{}) {
 		t.Errorf("allocs %+v bytes %+v, want set to 0", p.Allocs, p.Bytes)
 	}
 	if p.Instructions.Value != 0.01 || p.Instructions.Line != 8 {

@@ -29,9 +29,6 @@ type Accept struct {
 	By string
 }
 
-// Regexp returns the compiled pattern.
-func (a Accept) Regexp() *regexp.Regexp { return a.re }
-
 // Matches reports whether the trailer accepts the benchmark (pkg and name as
 // for [Policy.For]).
 func (a Accept) Matches(pkg, name string) bool {

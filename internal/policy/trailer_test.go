@@ -49,7 +49,7 @@ func TestParseAcceptTrailers(t *testing.T) {
 			var g []acceptWant
 			for _, a := range got {
 				g = append(g, acceptWant{a.Pattern, a.Line, a.Trailer})
-				if a.Regexp() == nil || a.By != "" {
+				if a.re == nil || a.By != "" {
 					t.Errorf("%+v: no regexp, or By set", a)
 				}
 			}

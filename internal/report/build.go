@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/stats"
 	"golang.org/x/perf/benchunit"
@@ -186,7 +187,7 @@ func headline(v gate.Verdict) []Span {
 	const shown = 3
 	for i, it := range items {
 		if i == shown {
-			t = append(t, txt("; and "+plural(len(items)-shown, "more benchmark", "more benchmarks")))
+			t = append(t, txt("; and "+english.Plural(len(items)-shown, "more benchmark", "more benchmarks")))
 			break
 		}
 		if i > 0 {
@@ -221,13 +222,13 @@ func blockingCount(rows []gate.Result, headFailures int) string {
 	}
 	var parts []string
 	if regs > 0 {
-		parts = append(parts, plural(regs, "regression", "regressions"))
+		parts = append(parts, english.Plural(regs, "regression", "regressions"))
 	}
 	if other > 0 {
-		parts = append(parts, plural(other, "failing row", "failing rows"))
+		parts = append(parts, english.Plural(other, "failing row", "failing rows"))
 	}
 	if headFailures > 0 {
-		parts = append(parts, plural(headFailures, "head failure", "head failures"))
+		parts = append(parts, english.Plural(headFailures, "head failure", "head failures"))
 	}
 	verb := " block"
 	if regs+other+headFailures == 1 {
@@ -330,7 +331,7 @@ func headerCounts(v gate.Verdict) string {
 	var parts []string
 	add := func(n int, one, many string) {
 		if n > 0 {
-			parts = append(parts, plural(n, one, many))
+			parts = append(parts, english.Plural(n, one, many))
 		}
 	}
 	gated, ungated := 0, 0
@@ -442,7 +443,7 @@ func metaItems(m Meta, v gate.Verdict) [][]Span {
 	sides.text(" → ").add(side("head", m.HeadRef, m.HeadSHA)...)
 	item(sides...)
 	if m.Count > 0 {
-		item(txt(plural(m.Count, "round", "rounds")))
+		item(txt(english.Plural(m.Count, "round", "rounds")))
 	}
 	if m.Benchtime != "" {
 		item(txt("benchtime "), nameSpan(m.Benchtime))
@@ -458,7 +459,7 @@ func metaItems(m Meta, v gate.Verdict) [][]Span {
 		item(txt("instructions/op threshold "), numSpan(fmtNum(100*p.InstructionThreshold)+"%"))
 	}
 	if corr := correctionName(v.Correction); corr != "" && v.Family > 1 {
-		item(txt(corr + " over " + plural(v.Family, "time/op comparison", "time/op comparisons")))
+		item(txt(corr + " over " + english.Plural(v.Family, "time/op comparison", "time/op comparisons")))
 	}
 	if len(p.Looks) > 0 {
 		item(txt("sequential looks after rounds "), numSpan(joinInts(p.Looks)))
@@ -558,7 +559,7 @@ func restSummary(rest []gate.Result) string {
 	for i, w := range order {
 		parts[i] = strconv.Itoa(counts[w]) + " " + w
 	}
-	return plural(len(rest), "other result", "other results") + ": " + strings.Join(parts, ", ")
+	return english.Plural(len(rest), "other result", "other results") + ": " + strings.Join(parts, ", ")
 }
 
 // resultColumns are the columns of a table of results: in Markdown the
@@ -852,7 +853,7 @@ func warningList(v gate.Verdict, m Meta) *List {
 		}
 	}
 	if more > 0 {
-		l.Items = append(l.Items, []Span{txt("… and " + plural(more, "more suspicion", "more suspicions") + " (every one is in the JSON report)")})
+		l.Items = append(l.Items, []Span{txt("… and " + english.Plural(more, "more suspicion", "more suspicions") + " (every one is in the JSON report)")})
 	}
 	// benchmath's per-row caveats, deduplicated.
 	var msgs []string
@@ -876,7 +877,7 @@ func warningList(v gate.Verdict, m Meta) *List {
 		}
 	}
 	for _, w := range msgs {
-		l.Items = append(l.Items, []Span{prose(w), txt(" (" + plural(count[w], "row", "rows") + ")")})
+		l.Items = append(l.Items, []Span{prose(w), txt(" (" + english.Plural(count[w], "row", "rows") + ")")})
 	}
 	return l
 }
@@ -1022,7 +1023,7 @@ func policyAlerts(p *PolicyInfo) []Block {
 			spans = append(spans, prose(c))
 		}
 		if n := len(p.HeadAffected); n > 0 {
-			spans = append(spans, txt(". They would change the settings of "+plural(n, "benchmark", "benchmarks")+": "))
+			spans = append(spans, txt(". They would change the settings of "+english.Plural(n, "benchmark", "benchmarks")+": "))
 			for i, b := range p.HeadAffected {
 				if i > 0 {
 					spans = append(spans, txt(", "))

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 )
 
@@ -61,7 +62,7 @@ func recommendSpans(c Calibration) []Span {
 	var l line
 	if r.Reached {
 		l.num(strconv.Itoa(r.Count)).text(" rounds detect a ").num(pct1abs(r.Threshold)).text(" change in 90% of the benchmarks at α=").
-			num(strconv.FormatFloat(c.Alpha, 'g', -1, 64)).text(" over " + plural(max(len(c.Benchmarks), 1), "benchmark", "benchmarks") + " (" + string(c.Correction) + ")")
+			num(strconv.FormatFloat(c.Alpha, 'g', -1, 64)).text(" over " + english.Plural(max(len(c.Benchmarks), 1), "benchmark", "benchmarks") + " (" + string(c.Correction) + ")")
 	} else {
 		l.text("no count up to 100 reaches a ").num(pct1abs(r.Asked)).text(" threshold at this noise; ").num(strconv.Itoa(r.Count)).
 			text(" rounds reach ").num(pct1abs(r.Threshold)).text(": raise --threshold, use a longer --benchtime, or exclude the noisiest benchmarks")
@@ -92,14 +93,14 @@ func BuildCalibration(c Calibration, m Meta) *Document {
 	if c.SHA != "" {
 		run.text(" ").add(codeText(c.SHA[:min(len(c.SHA), 12)]))
 	}
-	run.text(" measured against itself · " + plural(c.Rounds, "round", "rounds") + " · benchtime ").name(c.Benchtime).
-		text(" · α=").num(strconv.FormatFloat(c.Alpha, 'g', -1, 64)).text(" (" + string(c.Correction) + " over " + plural(len(c.Benchmarks), "benchmark", "benchmarks") + ")")
+	run.text(" measured against itself · " + english.Plural(c.Rounds, "round", "rounds") + " · benchtime ").name(c.Benchtime).
+		text(" · α=").num(strconv.FormatFloat(c.Alpha, 'g', -1, 64)).text(" (" + string(c.Correction) + " over " + english.Plural(len(c.Benchmarks), "benchmark", "benchmarks") + ")")
 	rec := line{strong("Recommended:"), txt(" ")}
 	rec.add(codeText(fmt.Sprintf("--count %d --threshold %.1f%% --benchtime %s", c.Recommend.Count, 100*c.Recommend.Threshold, c.Recommend.Benchtime)))
 	rec.text(": ").add(recommendSpans(c)...).text(".")
 	d.Head = []Block{Paragraph{Spans: run}, Paragraph{Spans: rec}}
 	if n := len(c.Alarms); n > 0 {
-		d.Head = append(d.Head, Paragraph{Alert: true, Spans: []Span{mark(markWarn, Warn), txt(" This A/A run reported " + plural(n, "change", "changes") +
+		d.Head = append(d.Head, Paragraph{Alert: true, Spans: []Span{mark(markWarn, Warn), txt(" This A/A run reported " + english.Plural(n, "change", "changes") +
 			" between identical commits: false alarms at these settings. Use the recommended settings, or a quieter machine.")}})
 		l := &List{}
 		for _, r := range c.Alarms {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/benchgate/benchgate/internal/english"
 	"strconv"
 	"time"
 
@@ -20,12 +21,12 @@ func BuildHistory(h ledger.History) *Document {
 	d := &Document{Pass: len(h.Creeps) == 0}
 	d.Title = []Span{mark(markPass, Good), txt(" "), {Kind: SpanText, Text: "benchgate history: no creep", Style: Strong | Good}}
 	if !d.Pass {
-		d.Title = []Span{mark(markWarn, Warn), txt(" "), {Kind: SpanText, Text: "benchgate history: " + plural(len(h.Creeps), "creep", "creeps"), Style: Strong | Warn}}
+		d.Title = []Span{mark(markWarn, Warn), txt(" "), {Kind: SpanText, Text: "benchgate history: " + english.Plural(len(h.Creeps), "creep", "creeps"), Style: Strong | Warn}}
 	}
-	d.Head = []Block{Paragraph{Spans: []Span{txt(plural(len(h.Series), "benchmark unit", "benchmark units") + " over " +
-		plural(len(merges.Items), "merge", "merges") + "; a creep is a window of consecutive merges whose summed regression is at least "),
+	d.Head = []Block{Paragraph{Spans: []Span{txt(english.Plural(len(h.Series), "benchmark unit", "benchmark units") + " over " +
+		english.Plural(len(merges.Items), "merge", "merges") + "; a creep is a window of consecutive merges whose summed regression is at least "),
 		numSpan(absPct1(h.Options.Threshold)), txt(", significant at α " + strconv.FormatFloat(h.Options.Alpha, 'g', -1, 64) +
-			" with Holm's correction over all " + plural(h.Windows, "window", "windows") + " of all benchmarks (docs/ledger.md).")}}}
+			" with Holm's correction over all " + english.Plural(h.Windows, "window", "windows") + " of all benchmarks (docs/ledger.md).")}}}
 	if len(h.Creeps) > 0 {
 		d.Sections = append(d.Sections, &Section{Title: []Span{txt("Creeps (" + strconv.Itoa(len(h.Creeps)) + ")")}, Body: creepTable(h.Creeps), What: "creeps"})
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/stats"
 )
@@ -145,10 +146,10 @@ func instructionWarning(w gate.Warning) []Span {
 	n := len(w.Benchmarks)
 	switch w.Code {
 	case gate.WarnInstructionsVary:
-		l.add(unitSpan(w.Unit)).text(" of " + plural(n, "benchmark varies", "benchmarks vary") + " between repeats as much as the change: reported as unstable, not judged (a loop that makes system calls, or heavy allocation): ").
+		l.add(unitSpan(w.Unit)).text(" of " + english.Plural(n, "benchmark varies", "benchmarks vary") + " between repeats as much as the change: reported as unstable, not judged (a loop that makes system calls, or heavy allocation): ").
 			add(nameList(w.Benchmarks, nil)...)
 	case gate.WarnUnavailable:
-		l.add(unitSpan(w.Unit)).text(" unavailable for " + plural(n, "benchmark", "benchmarks") + " (each row says why; the other rows are judged): ").
+		l.add(unitSpan(w.Unit)).text(" unavailable for " + english.Plural(n, "benchmark", "benchmarks") + " (each row says why; the other rows are judged): ").
 			add(nameList(w.Benchmarks, nil)...)
 	}
 	return l

@@ -436,34 +436,10 @@ func TestTextAligned(t *testing.T) {
 
 func textWidth(s string) int { return width([]rune(s)) }
 
-// stripFences removes fenced code blocks (opening fence of n ≥ 3 backticks
-// up to a line of at least n backticks), failing on an unclosed fence.
-func stripFences(t *testing.T, md string) string {
-	t.Helper()
-	var out []string
-	fence := ""
-	for _, line := range strings.Split(md, "\n") {
-		if fence == "" {
-			if strings.HasPrefix(line, "```") {
-				fence = line[:len(line)-len(strings.TrimLeft(line, "`"))]
-				continue
-			}
-			out = append(out, line)
-			continue
-		}
-		if strings.HasPrefix(line, fence) && strings.Trim(line, "`") == "" {
-			fence = ""
-		}
-	}
-	if fence != "" {
-		t.Fatalf("unclosed code fence %q", fence)
-	}
-	return strings.Join(out, "\n")
-}
-
+// summary is the summary of vals as the base side of a comparison.
 func summary(vals ...float64) *stats.Summary {
-	s := stats.Summarize(obsOf(vals), 0.95)
-	return s
+	k := stats.Key{Name: "X", Unit: "sec/op"}
+	return stats.CompareAlpha(&stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obsOf(vals)}}, 0.95, 0.05)[0].Base
 }
 
 func obsOf(vals []float64) []stats.Obs {
@@ -577,7 +553,7 @@ func bigVerdict(n int, regs map[int]bool) gate.Verdict {
 		}
 		k := stats.Key{Package: fmt.Sprintf("example.com/pkg%02d", i%50), Name: fmt.Sprintf("Benchmark%04d/case=%d-8", i, i), Unit: "sec/op"}
 		set := &stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obsOf(base)}, Head: map[stats.Key][]stats.Obs{k: obsOf(head)}}
-		cmps = append(cmps, stats.Compare(set, 0.95)...)
+		cmps = append(cmps, stats.CompareAlpha(set, 0.95, 0.05)...)
 	}
 	// 5,000 benchmarks of 10 rounds: no correction, or nothing could be
 	// judged (Holm over 5,000 needs 20 rounds).
@@ -876,7 +852,7 @@ func TestMarkdownSuspectLinesAreCapped(t *testing.T) {
 		for i := range obs {
 			obs[i].Iters = 1e9 // long enough runs: one suspicion per row
 		}
-		cmps = append(cmps, stats.Compare(&stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obs}, Head: map[stats.Key][]stats.Obs{k: obs}}, 0.95)...)
+		cmps = append(cmps, stats.CompareAlpha(&stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obs}, Head: map[stats.Key][]stats.Obs{k: obs}}, 0.95, 0.05)...)
 	}
 	v := gate.Judge(cmps, nil, gate.DefaultPolicy())
 	md := Markdown(v, Meta{}, Options{})
@@ -900,4 +876,11 @@ func TestFormatP(t *testing.T) {
 	if !strings.HasPrefix(FormatP(0), "<") {
 		t.Errorf("FormatP(0) = %q", FormatP(0))
 	}
+}
+
+// Text renders v and m for a terminal: [Build] written by [WriteText].
+func Text(v gate.Verdict, m Meta, opt TextOptions) string {
+	var b strings.Builder
+	_ = WriteText(&b, Build(v, m), opt)
+	return b.String()
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 )
 
@@ -186,7 +187,7 @@ func (r Run) items() [][]Span {
 func explainedText(e Explained) []string {
 	var out []string
 	if e.Instructions > 0 {
-		s := "explain: " + plural(e.Instructions, "instructions/op change", "instructions/op changes") + " from the instruction lane's per-function counts"
+		s := "explain: " + english.Plural(e.Instructions, "instructions/op change", "instructions/op changes") + " from the instruction lane's per-function counts"
 		if e.Kept != "" {
 			s += "; counts kept in " + e.Kept + " as pprof profiles"
 		}
@@ -198,7 +199,7 @@ func explainedText(e Explained) []string {
 	if e.Profiled > 0 {
 		round := func(d time.Duration) time.Duration { return d.Round(100 * time.Millisecond) }
 		s := fmt.Sprintf("explain: profiled %s after the verdict in %s (allocations of %d in %s, CPU of %d in %s)",
-			plural(e.Profiled, "changed benchmark", "changed benchmarks"), round(e.Elapsed), e.Allocs, round(e.AllocsTime), e.CPU, round(e.CPUTime))
+			english.Plural(e.Profiled, "changed benchmark", "changed benchmarks"), round(e.Elapsed), e.Allocs, round(e.AllocsTime), e.CPU, round(e.CPUTime))
 		if e.Kept != "" {
 			s += "; profiles and test binaries kept in " + e.Kept
 		} else {
@@ -207,11 +208,11 @@ func explainedText(e Explained) []string {
 		out = append(out, s)
 	}
 	if e.Skipped > 0 {
-		out = append(out, fmt.Sprintf("explain: %s not profiled (at most %d per run)", plural(e.Skipped, "more changed benchmark", "more changed benchmarks"), e.Max))
+		out = append(out, fmt.Sprintf("explain: %s not profiled (at most %d per run)", english.Plural(e.Skipped, "more changed benchmark", "more changed benchmarks"), e.Max))
 	}
 	if e.Merged > 0 {
 		out = append(out, fmt.Sprintf("explain: %s from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",
-			plural(e.Merged, "explanation", "explanations")))
+			english.Plural(e.Merged, "explanation", "explanations")))
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 )
 
@@ -32,7 +33,7 @@ func scalingSection(v gate.Verdict) *Section {
 			ref, refT = "the smallest cpu value", "t(smallest cpu)"
 		}
 	}
-	title := "CPU scaling: speed-up vs " + ref + " (" + plural(len(ss), "benchmark", "benchmarks")
+	title := "CPU scaling: speed-up vs " + ref + " (" + english.Plural(len(ss), "benchmark", "benchmarks")
 	if worse := len(v.ScalingWorse()); worse > 0 {
 		title += ", " + strconv.Itoa(worse) + " worse"
 	}

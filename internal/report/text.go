@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-
-	"github.com/benchgate/benchgate/internal/gate"
 )
 
 // TextOptions controls the text writer.
@@ -24,13 +22,6 @@ type TextOptions struct {
 	// table with its statistics and reasons, each row's Detail under it,
 	// every section.
 	Brief bool
-}
-
-// Text renders v and m for a terminal: [Build] written by [WriteText].
-func Text(v gate.Verdict, m Meta, opt TextOptions) string {
-	var b strings.Builder
-	_ = WriteText(&b, Build(v, m), opt)
-	return b.String()
 }
 
 // WriteText writes d for a terminal, in the manner of benchstat: the

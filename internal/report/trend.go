@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/benchgate/benchgate/internal/english"
 	"math"
 	"time"
 
@@ -87,7 +88,7 @@ func trendSpans(t *Trend) []Span {
 	// the ones shown is the last over the one before the first.
 	total := t.Levels[n-1]
 	return []Span{
-		strong("Trend"), txt(" (the ledger's last " + plural(n, "merge", "merges") + "): "),
+		strong("Trend"), txt(" (the ledger's last " + english.Plural(n, "merge", "merges") + "): "),
 		codeText(Sparkline(t.Levels, t.Scale)), txt(" "), numSpan(pct1(total)),
 	}
 }

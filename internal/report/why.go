@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"golang.org/x/perf/benchunit"
@@ -54,9 +55,6 @@ type Detail struct {
 	Reason []Span
 	Body   []Block
 }
-
-// maxWhy is how many sites or functions a row's explanation lists.
-const maxWhy = 5
 
 // why returns the explanation of r, nil if it has none.
 func (m Meta) why(r gate.Result) *Why {
@@ -251,7 +249,7 @@ func whySites(sum *line, d *Detail, r gate.Result, w *Why) {
 	p.text("The benchmark's allocation sites add up to ").num(perOp(w.Base) + " → " + perOp(w.Head)).text(" ").add(unitSpan(unit)).
 		text(" (" + signedWord(w.Head-w.Base) + ")")
 	if more := w.Changed - len(sites); more > 0 {
-		p.text("; " + plural(more, "more site", "more sites") + " changed")
+		p.text("; " + english.Plural(more, "more site", "more sites") + " changed")
 	}
 	p.text(". Exact: every allocation of ").num(strconv.FormatInt(w.Ops[1], 10) + " ops").
 		text(" per side recorded (-test.memprofilerate=1), the loop's alone (a run of twice as many ops minus this one).")
@@ -358,10 +356,10 @@ func whyFunctions(sum *line, d *Detail, w *Why, lane funcsLane) {
 	}
 	var p line
 	p.text(lane.legend).
-		num(plural(w.Runs, "run", "runs") + " × " + strconv.FormatInt(w.Ops[1]/int64(max(w.Runs, 1)), 10) + " ops").
+		num(english.Plural(w.Runs, "run", "runs") + " × " + strconv.FormatInt(w.Ops[1]/int64(max(w.Runs, 1)), 10) + " ops").
 		text(lane.source).num(lane.value(w.Base) + " → " + lane.value(w.Head)).text(" " + lane.unit + " in all")
 	if more := w.Changed - len(fs); more > 0 {
-		p.text("; " + plural(more, "more function", "more functions") + " changed")
+		p.text("; " + english.Plural(more, "more function", "more functions") + " changed")
 	}
 	p.text(lane.caveat)
 	d.Body = append(d.Body, Paragraph{Spans: p})

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 	"golang.org/x/perf/benchunit"
 )
@@ -127,7 +128,7 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		l.num(pct1(*rs.Delta)).text(", ").add(pSpans(rs)...).text(": no significant change")
 	case gate.ReasonCannotJudge:
 		l.text("cannot be judged: with ").add(roundsSpans(rs.Rounds, rs.BaseN, rs.HeadN)...).
-			text(" and " + plural(rs.Family, "benchmark", "benchmarks") + " ").add(minPSpans(rs.MinP, rs.Adjusted)...).
+			text(" and " + english.Plural(rs.Family, "benchmark", "benchmarks") + " ").add(minPSpans(rs.MinP, rs.Adjusted)...).
 			text(" ≥ α=").num(fmtNum(rs.Alpha))
 	case gate.ReasonVanished:
 		l.text("vanished on confirmation (pooled: ").add(reasonStage(rs)...).text("; the fresh rounds alone: ").add(stageSpans(confirmation)...).text(", not half of it)")
@@ -223,7 +224,7 @@ func roundsSpans(rounds, baseN, headN int) []Span {
 	if rounds == 0 {
 		return []Span{numSpan(sizes(baseN, headN))}
 	}
-	s := plural(rounds, "round", "rounds")
+	s := english.Plural(rounds, "round", "rounds")
 	if rounds != baseN || rounds != headN {
 		s += " (" + sizes(baseN, headN) + ")"
 	}
@@ -296,7 +297,7 @@ func scalingSpans(s gate.Scaling) []Span {
 	case gate.ScalingFewRounds:
 		var parts []string
 		for i, c := range rs.CPUs {
-			parts = append(parts, "cpu "+strconv.Itoa(c)+" ("+plural(rs.Rounds[i], "round", "rounds")+")")
+			parts = append(parts, "cpu "+strconv.Itoa(c)+" ("+english.Plural(rs.Rounds[i], "round", "rounds")+")")
 		}
 		l.text("not judged: too few rounds for an interval at " + strings.Join(parts, " and ") + "; ")
 		speedUp()
@@ -333,39 +334,39 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 	n := len(w.Benchmarks)
 	switch w.Code {
 	case gate.WarnCannotJudge:
-		l.text("time/op could not be judged for " + plural(n, "benchmark", "benchmarks") + ": with ").
+		l.text("time/op could not be judged for " + english.Plural(n, "benchmark", "benchmarks") + ": with ").
 			add(roundsSpans(w.Rounds, w.BaseN, w.HeadN)...).
-			text(" and " + plural(w.Family, "benchmark", "benchmarks") + " ").add(minPSpans(w.MinP, w.Adjusted)...).
+			text(" and " + english.Plural(w.Family, "benchmark", "benchmarks") + " ").add(minPSpans(w.MinP, w.Adjusted)...).
 			text(" ≥ α=").num(fmtNum(w.Alpha)).text("; use --count ≥ ").num(strconv.Itoa(w.MinCount))
 	case gate.WarnUTestFallback:
-		l.text("time/op of " + plural(n, "benchmark", "benchmarks") + " was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with ").
-			num(plural(w.Rounds, "round", "rounds")).text(" and " + plural(w.Family, "benchmark", "benchmarks") + " the paired test's smallest possible adjusted p is ").
+		l.text("time/op of " + english.Plural(n, "benchmark", "benchmarks") + " was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with ").
+			num(english.Plural(w.Rounds, "round", "rounds")).text(" and " + english.Plural(w.Family, "benchmark", "benchmarks") + " the paired test's smallest possible adjusted p is ").
 			num(FormatP(w.MinP)).text(" ≥ α=").num(fmtNum(w.Alpha)).text("; use --count ≥ ").num(strconv.Itoa(w.MinCount)).text(" for the paired test")
 	case gate.WarnTooNoisy:
 		rng := absPct1(w.Low)
 		if w.High > w.Low*1.05 {
 			rng += " to " + absPct1(w.High)
 		}
-		l.text(plural(n, "benchmark is", "benchmarks are") + " too noisy to judge at ").num("±" + fmtNum(100*w.Threshold) + "%").
+		l.text(english.Plural(n, "benchmark is", "benchmarks are") + " too noisy to judge at ").num("±" + fmtNum(100*w.Threshold) + "%").
 			text(": changes under ").num(rng).text(" cannot be seen at their noise (more rounds, a longer --benchtime or a quieter machine help): ").
 			add(nameList(w.Benchmarks, nil)...)
 	case gate.WarnOptimizedAway:
-		l.text(plural(n, "benchmark runs", "benchmarks run") + " under ").num(trimFloat(w.Limit * 1e9)).
+		l.text(english.Plural(n, "benchmark runs", "benchmarks run") + " under ").num(trimFloat(w.Limit * 1e9)).
 			text(" ns/op with 0 allocs/op: almost certainly optimized away (no sink): ").add(nameList(w.Benchmarks, nil)...)
 	case gate.WarnShortRuns:
-		l.text(plural(n, "benchmark timed", "benchmarks timed") + " less than ").num(benchunit.Scale(w.Limit, benchunit.Decimal) + "s").
+		l.text(english.Plural(n, "benchmark timed", "benchmarks timed") + " less than ").num(benchunit.Scale(w.Limit, benchunit.Decimal) + "s").
 			text(" of work per run, too little to time reliably; use a longer --benchtime: ").add(nameList(w.Benchmarks, nil)...)
 	case gate.WarnAllocsVary:
-		l.add(unitSpan(w.Unit)).text(" of " + plural(n, "benchmark", "benchmarks") + " vary between rounds: reported as unstable, not judged exactly: ").
+		l.add(unitSpan(w.Unit)).text(" of " + english.Plural(n, "benchmark", "benchmarks") + " vary between rounds: reported as unstable, not judged exactly: ").
 			add(nameList(w.Benchmarks, nil)...)
 	case gate.WarnItersDiffer:
-		l.add(unitSpan(w.Unit)).text(" of " + plural(n, "benchmark", "benchmarks") + " were measured at different iteration counts on base and head; allocation figures are only exactly comparable at the same b.N (-benchtime=Nx)")
+		l.add(unitSpan(w.Unit)).text(" of " + english.Plural(n, "benchmark", "benchmarks") + " were measured at different iteration counts on base and head; allocation figures are only exactly comparable at the same b.N (-benchtime=Nx)")
 	case gate.WarnScalingWorse:
 		gated := "not gated"
 		if w.Gated {
 			gated = "fails the gate"
 		}
-		l.text("parallel scaling got worse for " + plural(n, "benchmark", "benchmarks") + " (head's speed-up at the largest cpu value fell short of base's by ≥ ").
+		l.text("parallel scaling got worse for " + english.Plural(n, "benchmark", "benchmarks") + " (head's speed-up at the largest cpu value fell short of base's by ≥ ").
 			num(fmtNum(100*w.Threshold) + "%").text(": the symptom of contention or false sharing; " + gated + "): ").
 			add(nameList(w.Benchmarks, func(b gate.Bench) []Span { return speedUpNote(b, scaling) })...)
 	case gate.WarnCountTooLow:
@@ -377,7 +378,7 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 		if w.UTest {
 			then = "without them (--confirm=false) the U test judges time/op instead, less sensitive on a drifting machine"
 		}
-		l.text("with --count ").num(strconv.Itoa(w.Count)).text(" and " + plural(w.Family, "benchmark", "benchmarks") + " the paired test cannot reach α=").
+		l.text("with --count ").num(strconv.Itoa(w.Count)).text(" and " + english.Plural(w.Family, "benchmark", "benchmarks") + " the paired test cannot reach α=").
 			num(fmtNum(w.Alpha)).text(" " + what + " in the first rounds alone (smallest possible adjusted p ").num(FormatP(w.MinP)).
 			text("); a confirmation's fresh rounds (the default) let it decide promising rows on the rounds pooled; " + then + "; use --count ≥ ").num(strconv.Itoa(w.MinCount))
 	case gate.WarnInstructionsVary, gate.WarnUnavailable:
@@ -526,13 +527,6 @@ func trimFloat(v float64) string { return fmt.Sprintf("%.3g", v) }
 func exact(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func fmtNum(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
 
 const none = "—"
 

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -36,39 +34,13 @@ func (o *Options) goCommand(dir string, args ...string) command {
 }
 
 // seal gives dir and its files to benchgate's user and takes the write
-// permission away from everyone else: the test binaries the sandbox user
-// built stay as built.
-//
-// The order matters, and TestSealTakesBeforeListing keeps it: WalkDir calls
-// the function on a directory (Lchown to benchgate's user, chmod 0755)
-// before it lists it. A process of the sandbox user still alive (a head
-// daemon, while profile staging directories are sealed) thus loses the
-// right to rename entries in a directory before root reads them, and
-// cannot swap a listed directory for a symbolic link to the workspace
-// (RENAME_EXCHANGE) to make root chown and chmod what the link points to.
-// Listing first, or collecting the paths and changing them afterwards,
-// would open that race.
+// permission away from everyone else ([sandbox.SealTree], which takes each
+// directory before it lists it: a head daemon still alive while profile
+// staging directories are sealed cannot race it): the test binaries the
+// sandbox user built stay as built.
 func seal(dir string) error {
-	uid, gid := os.Geteuid(), os.Getegid()
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := os.Lchown(p, uid, gid); err != nil {
-			return err
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		mode := fi.Mode().Perm() &^ 0o022
-		if d.IsDir() {
-			mode = 0o755 // the sandbox user runs the binaries inside
-		}
-		return os.Chmod(p, mode)
+	return sandbox.SealTree(dir, "", func(string, fs.FileMode) fs.FileMode {
+		return 0o755 // the sandbox user runs the binaries inside
 	})
 }
 

@@ -271,8 +271,8 @@ func Reachable(dir string, u User) error {
 // uses the same home, not in a cache saved from it. New gives the home
 // back to the user. Processes of the user still running (none should be
 // after a build) are killed first, so that none keeps a file open for
-// writing. Each directory is taken before it is listed, as in the runner's
-// seal of the binaries. Without a user Seal does nothing.
+// writing. Each directory is taken before it is listed ([SealTree]).
+// Without a user Seal does nothing.
 func (s *Sandbox) Seal() error {
 	if s.User() == nil {
 		return nil
@@ -280,30 +280,11 @@ func (s *Sandbox) Seal() error {
 	if _, err := s.KillAll(); err != nil {
 		return err
 	}
-	tmp := filepath.Join(s.home, "tmp")
-	uid, gid := os.Geteuid(), os.Getegid()
-	err := filepath.WalkDir(s.home, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if p == tmp {
-			return filepath.SkipDir
-		}
-		if err := os.Lchown(p, uid, gid); err != nil {
-			return err
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		mode := fi.Mode().Perm() &^ 0o022
+	err := SealTree(s.home, filepath.Join(s.home, "tmp"), func(p string, mode fs.FileMode) fs.FileMode {
 		if p == s.home {
-			mode = 0o711 // the way to TMPDIR
+			return 0o711 // the way to TMPDIR
 		}
-		return os.Chmod(p, mode)
+		return mode
 	})
 	if err != nil {
 		return fmt.Errorf("sandbox: sealing the home: %w", err)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/safefile"
 )
@@ -194,7 +195,7 @@ func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
 	}
 	for _, m := range ms {
 		if !m.Complete {
-			problems = append(problems, fmt.Sprintf("%s is incomplete: it stopped after %s (cancelled, or stopped by an error)", name(m), count(m.Rounds, "round", "rounds")))
+			problems = append(problems, fmt.Sprintf("%s is incomplete: it stopped after %s (cancelled, or stopped by an error)", name(m), english.Plural(m.Rounds, "round", "rounds")))
 		}
 	}
 
@@ -230,7 +231,7 @@ func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
 		}
 		if len(unlisted) > 0 {
 			slices.Sort(unlisted)
-			problems = append(problems, fmt.Sprintf("%s measured %s it did not list as found (%s)", name(m), count(len(unlisted), "benchmark", "benchmarks"), examples(unlisted)))
+			problems = append(problems, fmt.Sprintf("%s measured %s it did not list as found (%s)", name(m), english.Plural(len(unlisted), "benchmark", "benchmarks"), examples(unlisted)))
 		}
 	}
 	var twice []string
@@ -241,7 +242,7 @@ func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
 	}
 	if len(twice) > 0 {
 		slices.Sort(twice)
-		problems = append(problems, fmt.Sprintf("%s measured by more than one shard (%s): the shards computed different partitions", count(len(twice), "benchmark was", "benchmarks were"), examples(twice)))
+		problems = append(problems, fmt.Sprintf("%s measured by more than one shard (%s): the shards computed different partitions", english.Plural(len(twice), "benchmark was", "benchmarks were"), examples(twice)))
 	}
 	for id := range all {
 		if len(measured[id]) == 0 {
@@ -250,7 +251,7 @@ func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
 	}
 	slices.Sort(missing)
 	if len(missing) > 0 && !missingShard {
-		problems = append(problems, fmt.Sprintf("%s measured by no shard although every shard reported (%s): the shards computed different partitions", count(len(missing), "benchmark was", "benchmarks were"), examples(missing)))
+		problems = append(problems, fmt.Sprintf("%s measured by no shard although every shard reported (%s): the shards computed different partitions", english.Plural(len(missing), "benchmark was", "benchmarks were"), examples(missing)))
 	}
 	return missing, problems
 }
@@ -264,12 +265,6 @@ func examples(items []string) string {
 }
 
 // count is n with the singular or plural noun.
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
 
 func sortedCopy(s []string) []string {
 	out := append([]string{}, s...)

@@ -260,7 +260,7 @@ func TestBenchstatConformanceCRC(t *testing.T) {
 	// benchstat -ignore note crc-old.txt crc-new.txt: Load ignores every
 	// configuration key but pkg and round, as -ignore does.
 	s := loadFiles(t, "crc-old.txt", "crc-new.txt")
-	cmps := Compare(s, 0.95)
+	cmps := compare(s, 0.95)
 	for _, c := range cmps {
 		if c.Package != "hash/crc32" {
 			t.Errorf("%s: package %q, want the file's pkg: line", c.Name, c.Package)
@@ -272,7 +272,7 @@ func TestBenchstatConformanceCRC(t *testing.T) {
 func TestBenchstatConformanceSmallSamples(t *testing.T) {
 	for _, name := range []string{"issue19634", "smallSample", "issue19565"} {
 		t.Run(name, func(t *testing.T) {
-			checkText(t, Compare(loadSplit(t, name+".txt"), 0.95), name+".stdout")
+			checkText(t, compare(loadSplit(t, name+".txt"), 0.95), name+".stdout")
 		})
 	}
 }
@@ -280,7 +280,7 @@ func TestBenchstatConformanceSmallSamples(t *testing.T) {
 // TestBenchstatConformanceCSV checks the raw (unscaled) numbers of
 // benchstat's CSV output: centers as printed by fmt.Sprint, so exactly.
 func TestBenchstatConformanceCSV(t *testing.T) {
-	cmps := Compare(loadFiles(t, "old.txt", "new.txt"), 0.95)
+	cmps := compare(loadFiles(t, "old.txt", "new.txt"), 0.95)
 	r := csv.NewReader(strings.NewReader(readFile(t, "csvOldNew.stdout")))
 	r.FieldsPerRecord = -1
 	recs, err := r.ReadAll()

@@ -118,7 +118,7 @@ func TestPairedEstimatorB5(t *testing.T) {
 	} {
 		s := load(t, text[0].String(), text[1].String())
 		s.Estimator = tt.e
-		c := Compare(s, 0.95)[0]
+		c := compare(s, 0.95)[0]
 		p := c.Paired
 		if p == nil {
 			t.Fatalf("%s: no paired analysis: %v", tt.e, c.Warnings)
@@ -170,30 +170,30 @@ func TestPairedMinPCountsZeros(t *testing.T) {
 		}
 		head = append(head, o(h, r))
 	}
-	p, warn := NewPaired(base, head, 0.95, 0.01)
+	p, warn := newPaired(base, head, 0.95, 0.01)
 	if p == nil {
 		t.Fatal(warn)
 	}
 	if p.N != 10 || p.NonZero != 6 {
 		t.Fatalf("N = %d, NonZero = %d; want 10, 6", p.N, p.NonZero)
 	}
-	if got, want := p.MinP(), SignedRankMinP(6); got != want || want != 1.0/32 {
+	if got, want := SignedRankMinP(p.NonZero), SignedRankMinP(6); got != want || want != 1.0/32 {
 		t.Errorf("MinP = %v, want 2/2^6 = %v", got, want)
 	}
 	// The test itself agrees: all six non-zero rounds point the same way,
 	// and that is exactly the floor; the floor over all 10 rounds would
 	// promise a p the data can never give.
-	if p.P != p.MinP() {
-		t.Errorf("P = %v, want the floor %v", p.P, p.MinP())
+	if p.P != SignedRankMinP(p.NonZero) {
+		t.Errorf("P = %v, want the floor %v", p.P, SignedRankMinP(p.NonZero))
 	}
 	if p.P < 0.01 || SignedRankMinP(p.N) >= 0.01 {
 		t.Errorf("P = %v, floor over N = %v: the row must be unable to reach α = 0.01 although N rounds could", p.P, SignedRankMinP(p.N))
 	}
 	// No zeros: MinP is the usual floor.
 	head[9].Value = 99
-	p, _ = NewPaired(base, head, 0.95, 0.01)
-	if p.NonZero != 7 || p.MinP() != SignedRankMinP(7) {
-		t.Errorf("NonZero = %d, MinP = %v", p.NonZero, p.MinP())
+	p, _ = newPaired(base, head, 0.95, 0.01)
+	if p.NonZero != 7 || SignedRankMinP(p.NonZero) != SignedRankMinP(7) {
+		t.Errorf("NonZero = %d, MinP = %v", p.NonZero, SignedRankMinP(p.NonZero))
 	}
 }
 

@@ -75,26 +75,6 @@ func (p *Paired) Interval(confidence float64) (low, high, achieved float64) {
 	return math.Exp(lo), math.Exp(hi), ach
 }
 
-// MinP is the smallest two-sided p-value the signed-rank test can give
-// for these log-ratios: 2/2^k with k the non-zero ones (a zero is never
-// evidence, so rounds whose values were equal on both sides do not lower
-// the floor).
-func (p *Paired) MinP() float64 { return SignedRankMinP(p.NonZero) }
-
-// NewPaired computes the paired analysis of base and head observations,
-// each round's runs reduced by their median: the interval at the given
-// confidence, the MDE at alpha. It returns nil and no warning when no
-// round is present on both sides, and nil with a warning when a paired
-// value is not positive (no log-ratio exists).
-func NewPaired(base, head []Obs, confidence, alpha float64) (*Paired, string) {
-	return NewPairedBy(base, head, Median, confidence, alpha)
-}
-
-// NewPairedBy is [NewPaired] with each round's runs reduced by e.
-func NewPairedBy(base, head []Obs, e Estimator, confidence, alpha float64) (*Paired, string) {
-	return pairedRounds(Rounds(base, e), Rounds(head, e), e, confidence, alpha)
-}
-
 // pairedRounds is the paired analysis of two sides' reduced rounds.
 func pairedRounds(base, head []RoundStat, e Estimator, confidence, alpha float64) (*Paired, string) {
 	rounds, b, h := matchRounds(base, head)

@@ -429,7 +429,7 @@ func TestComparePaired(t *testing.T) {
 	}
 	// Other units never get one.
 	s := &Set{Keys: []Key{{"p", "X", "B/op"}}, Base: map[Key][]Obs{{"p", "X", "B/op"}: {o(1, 0)}}, Head: map[Key][]Obs{{"p", "X", "B/op"}: {o(2, 0)}}}
-	if c := Compare(s, 0.95)[0]; c.Paired != nil {
+	if c := compare(s, 0.95)[0]; c.Paired != nil {
 		t.Errorf("B/op got a paired analysis")
 	}
 }

@@ -51,14 +51,6 @@ type Key struct {
 	Unit string
 }
 
-// String returns "package.Name unit", or "Name unit" without a package.
-func (k Key) String() string {
-	if k.Package == "" {
-		return k.Name + " " + k.Unit
-	}
-	return k.Package + "." + k.Name + " " + k.Unit
-}
-
 // Set holds the observations of both sides.
 type Set struct {
 	// Keys lists every key in first-seen order, base stream first, then the
@@ -228,16 +220,6 @@ func (s *Summary) PctRangeString() string {
 	return benchmath.Summary{Center: s.Center, Lo: s.Low, Hi: s.High}.PctRangeString()
 }
 
-// Summarize summarizes obs with benchmath.AssumeNothing at the given
-// confidence level. It returns nil for no observations. obs is not modified.
-func Summarize(obs []Obs, confidence float64) *Summary {
-	if len(obs) == 0 {
-		return nil
-	}
-	sum, _ := summarize(obs, confidence, nil)
-	return sum
-}
-
 func summarize(obs []Obs, confidence float64, th *benchmath.Thresholds) (*Summary, *benchmath.Sample) {
 	vals := make([]float64, len(obs))
 	for i, o := range obs {
@@ -302,13 +284,6 @@ type Comparison struct {
 	Warnings []string
 }
 
-// Compare compares every key of s, in s.Keys order, at the given confidence
-// level (0.95 in benchstat). Warnings about sample sizes refer to benchstat's
-// default α of 0.05; use [CompareAlpha] to state another α.
-func Compare(s *Set, confidence float64) []Comparison {
-	return CompareAlpha(s, confidence, benchmath.DefaultThresholds.CompareAlpha)
-}
-
 // uTest is benchmath.AssumeNothing.Compare's p-value and warnings. Where
 // benchmath would build the exact tied distribution with maps (samples of
 // 10 to 25 values with ties, the common case for timings) the same p comes
@@ -325,10 +300,12 @@ func uTest(bs, hs *benchmath.Sample, alpha float64, warnings []string) (*float64
 	return &p, appendErrs(warnings, cmp.Warnings)
 }
 
-// CompareAlpha is [Compare] with the significance level α that benchmath's
-// sample-size warning ("need >= 5 samples to detect a difference at alpha
-// level 0.01") and Paired.MDE refer to. The p-values do not depend on
-// alpha. The paired interval uses the same confidence level as the medians.
+// CompareAlpha compares every key of s, in s.Keys order, at the given
+// confidence level (0.95 in benchstat) and the significance level α that
+// benchmath's sample-size warning ("need >= 5 samples to detect a
+// difference at alpha level 0.01") and Paired.MDE refer to (benchstat's
+// default α is 0.05). The p-values do not depend on alpha. The paired
+// interval uses the same confidence level as the medians.
 func CompareAlpha(s *Set, confidence, alpha float64) []Comparison {
 	th := &benchmath.Thresholds{CompareAlpha: alpha}
 	out := make([]Comparison, len(s.Keys))
@@ -392,26 +369,6 @@ func better(units benchfmt.UnitMetadataMap, unit string) int {
 		return 1
 	}
 	return 0
-}
-
-// Pairs matches base and head observations by round, for paired statistics
-// on interleaved runs. It returns one value per round present on both
-// sides, in ascending round order: b[i] and h[i] were measured in the same
-// round. Observations without a round (Round < 0) are left out. When a
-// round holds several observations on one side (several short runs), their
-// median is used; [PairsBy] takes another estimator.
-func Pairs(base, head []Obs) (b, h []float64) {
-	return PairsBy(base, head, Median)
-}
-
-// PairsBy is [Pairs] with the runs of a round reduced by e.
-func PairsBy(base, head []Obs, e Estimator) (b, h []float64) {
-	_, bs, hs := matchRounds(Rounds(base, e), Rounds(head, e))
-	for i := range bs {
-		b = append(b, bs[i].Value)
-		h = append(h, hs[i].Value)
-	}
-	return b, h
 }
 
 // matchRounds returns the rounds present in both base and head (each

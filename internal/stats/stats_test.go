@@ -257,7 +257,7 @@ func TestCompareBoundaries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := setOf(tt.unit, tt.base, tt.head)
 			before := append([]Obs(nil), s.Base[s.Keys[0]]...)
-			cmps := Compare(s, 0.95)
+			cmps := compare(s, 0.95)
 			if len(cmps) != 1 {
 				t.Fatalf("got %d comparisons, want 1", len(cmps))
 			}
@@ -322,7 +322,7 @@ func TestCompareBoundaries(t *testing.T) {
 func TestSummaryValues(t *testing.T) {
 	// Ten values in non-sorted order: median of 1..10 is 5.5; the 95%
 	// interval for n=10 is [x(2), x(9)] (benchmath's order statistics).
-	s := Summarize(obs(10, 1, 9, 2, 8, 3, 7, 4, 6, 5), 0.95)
+	s, _ := summarize(obs(10, 1, 9, 2, 8, 3, 7, 4, 6, 5), 0.95, nil)
 	got := [5]float64{s.Center, s.Low, s.High, s.Min, s.Max}
 	if want := [5]float64{5.5, 2, 9, 1, 10}; got != want {
 		t.Errorf("center, low, high, min, max = %v, want %v", got, want)
@@ -332,9 +332,6 @@ func TestSummaryValues(t *testing.T) {
 	}
 	if s.Values[0].Value != 10 {
 		t.Errorf("Values were reordered: %v", s.Values)
-	}
-	if got := Summarize(nil, 0.95); got != nil {
-		t.Errorf("Summarize(nil) = %+v, want nil", got)
 	}
 }
 
@@ -352,7 +349,7 @@ func TestBetter(t *testing.T) {
 		"Unit widgets better=higher\nBenchmarkA 10 1 ns/op 2 MB/s 3 B/op 4 allocs/op 5 widgets 6 frobs/op 7 items/s\n",
 		"BenchmarkA 10 1 ns/op 2 MB/s 3 B/op 4 allocs/op 5 widgets 6 frobs/op 7 items/s\n")
 	got := map[string]int{}
-	for _, c := range Compare(s, 0.95) {
+	for _, c := range compare(s, 0.95) {
 		got[c.Unit] = c.Better
 	}
 	want := map[string]int{"sec/op": -1, "B/s": 1, "B/op": -1, "allocs/op": -1, "widgets": 1, "frobs/op": 0, "items/s": 1}
@@ -403,7 +400,7 @@ func TestPairs(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, h := Pairs(tt.base, tt.head)
+			b, h := pairs(tt.base, tt.head)
 			if diff := cmp.Diff(tt.wantB, b); diff != "" {
 				t.Errorf("base (-want +got):\n%s", diff)
 			}
@@ -414,21 +411,6 @@ func TestPairs(t *testing.T) {
 	}
 }
 
-func TestKeyString(t *testing.T) {
-	for _, tt := range []struct {
-		k    Key
-		want string
-	}{
-		{Key{"example.com/a", "Foo/x-8", "sec/op"}, "example.com/a.Foo/x-8 sec/op"},
-		{Key{"", "Foo", "B/op"}, "Foo B/op"},
-	} {
-		if got := tt.k.String(); got != tt.want {
-			t.Errorf("%#v.String() = %q, want %q", tt.k, got, tt.want)
-		}
-	}
-}
-
-// TestLoadLooks reads an adaptive run's looks from its files.
 func TestLoadLooks(t *testing.T) {
 	s := load(t, "looks: 6,12,24\nround: 1\nBenchmarkA 10 1 ns/op\n", "looks: 6,12,24\nround: 1\nBenchmarkA 10 2 ns/op\n")
 	if !slices.Equal(s.Looks, []int{6, 12, 24}) {
