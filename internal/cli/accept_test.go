@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
@@ -98,7 +99,7 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 	}
 
 	var notes []string
-	got, err := trailerAccepts(ctx, repo, localAcceptance(false, head), &notes)
+	got, err := pipeline.TrailerAccepts(ctx, repo, localAcceptance(false, head).plan(), &notes)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("default: accepts %v, %v", got, err)
 	}
@@ -107,7 +108,7 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 	}
 
 	notes = nil
-	got, err = trailerAccepts(ctx, repo, localAcceptance(true, head), &notes)
+	got, err = pipeline.TrailerAccepts(ctx, repo, localAcceptance(true, head).plan(), &notes)
 	if err != nil || len(got) != 1 || len(notes) != 0 {
 		t.Fatalf("--accept-trailers: accepts %v, notes %q, %v", got, notes, err)
 	}
@@ -116,7 +117,7 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 	}
 
 	acc := actionAcceptance("pull_request", event.Target{PRNumber: 1, HeadSHA: head, Author: "attacker", Action: "synchronize"}, "", true, head)
-	got, err = trailerAccepts(ctx, repo, acc, &notes)
+	got, err = pipeline.TrailerAccepts(ctx, repo, acc.plan(), &notes)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("action: accepts %v, %v", got, err)
 	}

@@ -95,18 +95,18 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
 	}
-	vp, err := a.judging(rl).Raw(in)
+	vp, err := a.flags().Judge(rl).Raw(in)
 	if err != nil {
 		return a.failf(ExitUsage, "merge: %v", oneLine(err))
 	}
 	v := *vp
-	meta := report.Meta{Policy: policyMeta(rl, v)}
+	meta := report.Meta{Policy: rl.Info(v)}
 	if len(manifests) > 0 {
 		meta.BaseSHA, meta.HeadSHA = manifests[0].BaseSHA, manifests[0].HeadSHA
 		meta.BaseRef, meta.HeadRef = gitrev.Short(meta.BaseSHA), gitrev.Short(meta.HeadSHA)
 		meta.Count = manifests[0].Rounds
 		t.trustedCommits(&meta, manifests)
-		a.noteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo})
+		pipeline.NoteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo}, a.env.Stderr)
 	}
 	meta.Notes = append(meta.Notes, fmt.Sprintf("merged %d shard(s): %s", len(manifests), shardList(manifests)))
 	if meta.Explain = mergedExplain(v, whys); len(meta.Explain) > 0 {

@@ -12,6 +12,13 @@ import (
 // words. The report words them in "How the run was made", as it words the
 // gate's reasons; the zero Run says nothing.
 type Run struct {
+	// PGO are the profile-guided optimization profiles (default.pgo) the
+	// change edits (untrusted: the change's file names): the compiler
+	// optimizes the two sides differently.
+	PGO []string
+	// Unclosed is what the sandbox could not close to the benchmarks'
+	// code, and why (untrusted: paths).
+	Unclosed []Named
 	// Affected is the --packages affected selection; nil without one.
 	Affected *Affected
 	// CountAdvice warns that --count cannot reach alpha (gate.CountAdvice).
@@ -48,7 +55,34 @@ type Explained struct {
 	Skipped, Max int
 	// Merged is how many explanations came from the shards' passes.
 	Merged int
+	// Problems are what kept the pass from explaining a benchmark, or
+	// from keeping its files.
+	Problems []ExplainProblem
 }
+
+// ExplainProblem is a step of the explain pass that failed: for Bench
+// ("import/path.Name"; "" for the whole pass), with the error (untrusted:
+// it may quote the change's names).
+type ExplainProblem struct {
+	Bench string
+	Step  ExplainStep
+	Err   string
+}
+
+// ExplainStep is the step of the explain pass a problem stopped.
+type ExplainStep string
+
+// The steps.
+const (
+	// ExplainModule: the sides' module roots were not found; nothing
+	// was profiled.
+	ExplainModule ExplainStep = "module"
+	// ExplainNotProfiled: the benchmark's directory could not be made.
+	ExplainNotProfiled ExplainStep = "not-profiled"
+	// ExplainBinaries: the test binaries were not kept beside the
+	// profiles.
+	ExplainBinaries ExplainStep = "binaries"
+)
 
 // Affected is the selection of the packages a change affects: the
 // selection's summary and the packages it left out and the changed files
@@ -133,6 +167,13 @@ func (r Run) Lines() []string {
 func (r Run) items() [][]Span {
 	var out [][]Span
 	add := func(s string) { out = append(out, []Span{txt(s)}) }
+	if len(r.PGO) > 0 {
+		out = append(out, []Span{txt("the change edits the profile-guided optimization profile "), prose(strings.Join(r.PGO, ", ")),
+			txt(": the compiler optimizes the two sides differently, so the comparison measures the new profile as well as the code (both sides build with -pgo=auto, each with its own profile)")})
+	}
+	for _, u := range r.Unclosed {
+		out = append(out, []Span{txt("not closed to the benchmarks' code, which can read it: "), prose(u.Name + " (" + u.Reason + ")")})
+	}
 	if a := r.Affected; a != nil {
 		out = append(out, []Span{txt("packages affected by the change: "), prose(a.Summary)})
 		for i, e := range a.Skipped {
@@ -179,8 +220,23 @@ func (r Run) items() [][]Span {
 		for _, l := range explainedText(*e) {
 			add(l)
 		}
+		for _, p := range e.Problems {
+			out = append(out, explainProblemSpans(p))
+		}
 	}
 	return out
+}
+
+// explainProblemSpans words a problem of the explain pass.
+func explainProblemSpans(p ExplainProblem) []Span {
+	switch p.Step {
+	case ExplainNotProfiled:
+		return []Span{txt("explain: "), prose(p.Bench), txt(" not profiled: "), prose(p.Err)}
+	case ExplainBinaries:
+		return []Span{txt("explain: keeping the test binaries of "), prose(p.Bench), txt(": "), prose(p.Err)}
+	default:
+		return []Span{txt("explain: "), prose(p.Err)}
+	}
 }
 
 func explainedText(e Explained) []string {
@@ -267,6 +323,8 @@ func timingText(t Timing) string {
 // jsonRun is the run's facts in the JSON report (docs/json-schema.md,
 // "run"); durations in seconds.
 type jsonRun struct {
+	PGO          []string             `json:"pgo"`
+	Unclosed     []jsonNamed          `json:"unclosed"`
 	Affected     *jsonAffected        `json:"affected,omitempty"`
 	Adaptive     *jsonAdaptive        `json:"adaptive,omitempty"`
 	Lane         *jsonLane            `json:"instruction_lane,omitempty"`
@@ -351,6 +409,14 @@ type jsonExplained struct {
 	Cancelled    bool    `json:"cancelled"`
 	Skipped      int     `json:"skipped"`
 	Merged       int     `json:"merged"`
+	// Problems are the steps that failed.
+	Problems []jsonExplainProblem `json:"problems"`
+}
+
+type jsonExplainProblem struct {
+	Bench string `json:"bench"`
+	Step  string `json:"step"`
+	Error string `json:"error"`
 }
 
 // json is r for the JSON report; nil when it holds no fact.
@@ -359,7 +425,10 @@ func (r Run) json() *jsonRun {
 		return nil
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
-	j := &jsonRun{Skipped: append([]string{}, r.Skipped...)}
+	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Unclosed: []jsonNamed{}}
+	for _, u := range r.Unclosed {
+		j.Unclosed = append(j.Unclosed, jsonNamed(u))
+	}
 	if a := r.Affected; a != nil {
 		j.Affected = &jsonAffected{Summary: a.Summary, Skipped: []jsonNamed{}, Ignored: []jsonNamed{}}
 		for _, e := range a.Skipped {
@@ -392,7 +461,10 @@ func (r Run) json() *jsonRun {
 		j.Confirmation = &jsonRunConfirmation{c.Rows, c.Rounds, c.PromisingP}
 	}
 	if e := r.Explain; e != nil {
-		j.Explain = &jsonExplained{e.Instructions, e.Profiled, e.Allocs, e.CPU, sec(e.Elapsed), e.Kept, e.Cancelled, e.Skipped, e.Merged}
+		j.Explain = &jsonExplained{e.Instructions, e.Profiled, e.Allocs, e.CPU, sec(e.Elapsed), e.Kept, e.Cancelled, e.Skipped, e.Merged, []jsonExplainProblem{}}
+		for _, p := range e.Problems {
+			j.Explain.Problems = append(j.Explain.Problems, jsonExplainProblem{p.Bench, string(p.Step), p.Err})
+		}
 	}
 	return j
 }

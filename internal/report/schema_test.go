@@ -26,6 +26,7 @@ var schemaTypes = map[string]any{
 	"timing":                jsonTiming{},
 	"run confirmation":      jsonRunConfirmation{},
 	"explained":             jsonExplained{},
+	"explain problem":       jsonExplainProblem{},
 	"rev":                   jsonRev{},
 	"go":                    jsonGo{},
 	"policy":                jsonPolicy{},
