@@ -37,16 +37,19 @@ type job struct {
 // acceptance says which Benchgate-Accept trailers and which label accept
 // regressions, and who is credited (pipeline.Acceptance).
 type acceptance struct {
-	trailersOf, trailersOff, trailersBy string
-	label, labelBy, labelAt             string
-	// notes say why a label on the pull request accepts nothing.
-	notes []string
+	trailersOf, trailersBy  string
+	trailersOff             report.TrailersOff
+	label, labelBy, labelAt string
+	// acceptLabel is the label a note that trailers are off names; notes
+	// say why a label on the pull request accepts nothing.
+	acceptLabel string
+	notes       []report.PolicyNote
 }
 
 func (acc acceptance) plan() pipeline.Acceptance {
 	return pipeline.Acceptance{
 		TrailersOf: acc.trailersOf, TrailersOff: acc.trailersOff, TrailersBy: acc.trailersBy,
-		Label: acc.label, LabelBy: acc.labelBy, LabelAt: acc.labelAt, Notes: acc.notes,
+		Label: acc.label, LabelBy: acc.labelBy, LabelAt: acc.labelAt, AcceptLabel: acc.acceptLabel, Notes: acc.notes,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/policy"
+	"github.com/benchgate/benchgate/internal/report"
 )
 
 // policyPath checks --policy: a path inside the module's directory.
@@ -44,7 +45,7 @@ func (a *app) fileRules() (*pipeline.Rules, error) {
 func localAcceptance(on bool, head string) acceptance {
 	acc := acceptance{trailersOf: head}
 	if !on {
-		acc.trailersOff = "--accept-trailers is off (the commit's author writes them, and its author field is unverified); pass --accept-trailers to apply them"
+		acc.trailersOff = report.OffFlag
 	}
 	return acc
 }

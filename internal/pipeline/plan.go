@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/policy"
+	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -81,7 +82,7 @@ type Acceptance struct {
 	TrailersOf string
 	// TrailersOff, when set, says why the trailers are not applied: they
 	// are read only for a note that says so.
-	TrailersOff string
+	TrailersOff report.TrailersOff
 	// TrailersBy is who a trailer is credited to ("@login, the pull
 	// request's author"); "" for "author unverified" (a local run).
 	TrailersBy string
@@ -89,8 +90,11 @@ type Acceptance struct {
 	// LabelBy who added it ("@login") and LabelAt the commit it was
 	// added for.
 	Label, LabelBy, LabelAt string
-	// Notes say why a label on the pull request accepts nothing.
-	Notes []string
+	// Label names the accept label in a note that trailers are off
+	// (report.OffInput); Notes say why a label on the pull request
+	// accepts nothing.
+	AcceptLabel string
+	Notes       []report.PolicyNote
 }
 
 // Flags is the gate's policy as the flags give it, before a policy file's

@@ -31,15 +31,15 @@ type Rules struct {
 	headErr string         // head's copy does not parse: its errors
 	changed bool           // head's copy differs from base's (or only one side has one)
 	accepts []policy.Accept
-	ignored []gate.Bench // benchmarks not run because a rule ignores them
-	notes   []string     // what could not be read, for the report
+	ignored []gate.Bench        // benchmarks not run because a rule ignores them
+	notes   []report.PolicyNote // what did not apply, for the report
 
 	// fileData is file's text, kept with the raw files (judge.json).
 	fileData []byte
 }
 
 // Notes are what could not be read or applied, for the report.
-func (r *Rules) Notes() []string {
+func (r *Rules) Notes() []report.PolicyNote {
 	if r == nil {
 		return nil
 	}
@@ -129,7 +129,7 @@ func readRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.Worktree
 			}
 			r.source = fmt.Sprintf("%s of %s, %s", name, gitrev.Short(at.SHA), at.Label)
 			if bp == nil {
-				r.notes = append(r.notes, fmt.Sprintf("no policy file: %s has no %s (%s)", gitrev.Short(at.SHA), name, at.Label))
+				r.notes = append(r.notes, report.PolicyNote{Code: report.NoPolicyFile, Commit: gitrev.Short(at.SHA), File: name, Label: at.Label})
 			}
 		} else {
 			bp, baseData, err = ReadPolicy(trees[0].Path(), filepath.Join(subdir(trees[0]), rel), name)
@@ -191,7 +191,7 @@ func FileRules(p *policy.Policy, data []byte, source string, accepts []policy.Ac
 // TrailerAccepts reads the Benchgate-Accept trailers of acc.TrailersOf and
 // credits them to acc.TrailersBy, never to the commit's author field: that
 // is free text. Unapplied trailers and an unreadable message become notes.
-func TrailerAccepts(ctx context.Context, repo *gitrev.Repo, acc Acceptance, notes *[]string) ([]policy.Accept, error) {
+func TrailerAccepts(ctx context.Context, repo *gitrev.Repo, acc Acceptance, notes *[]report.PolicyNote) ([]policy.Accept, error) {
 	if acc.TrailersOf == "" {
 		return nil, nil
 	}
@@ -203,14 +203,14 @@ func TrailerAccepts(ctx context.Context, repo *gitrev.Repo, acc Acceptance, note
 	}
 	if err != nil {
 		// Not the user's input: say so, and gate without trailers.
-		*notes = append(*notes, fmt.Sprintf("the message of commit %s could not be read, so its Benchgate-Accept trailers were not: %v", sha, OneLine(err)))
+		*notes = append(*notes, report.PolicyNote{Code: report.TrailersUnread, Commit: sha, Err: OneLine(err)})
 		return nil, nil
 	}
 	trailers, err := policy.ParseAcceptTrailers(msg)
 	switch {
 	case acc.TrailersOff != "":
 		if len(trailers) > 0 || err != nil {
-			*notes = append(*notes, fmt.Sprintf("the Benchgate-Accept trailers of commit %s were not applied: %s", sha, acc.TrailersOff))
+			*notes = append(*notes, report.PolicyNote{Code: report.TrailersNotApplied, Commit: sha, Off: acc.TrailersOff, Label: acc.AcceptLabel})
 		}
 		return nil, nil
 	case err != nil:

@@ -55,7 +55,7 @@ func Prepare(ctx context.Context, p Plan, repo *gitrev.Repo, env Env) (*Workspac
 		return ws, inputErr(err)
 	}
 	for _, n := range ws.Rules.notes {
-		fmt.Fprintf(env.Stderr, "benchgate: warning: %s\n", n)
+		fmt.Fprintf(env.Stderr, "benchgate: warning: %s\n", report.PolicyNoteText(n))
 	}
 	return ws, nil
 }
@@ -124,7 +124,7 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 	}}
 	meta := &o.Meta
 	meta.Run.PGO = pgoChanged(ctx, ws.repo, p, env)
-	meta.Notes = append(meta.Notes, rl.Notes()...)
+	meta.Run.Policy = rl.Notes()
 	for _, u := range sb.Unclosed {
 		meta.Run.Unclosed = append(meta.Run.Unclosed, report.Named{Name: u.Path, Reason: u.Reason})
 	}

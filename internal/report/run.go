@@ -16,6 +16,8 @@ type Run struct {
 	// change edits (untrusted: the change's file names): the compiler
 	// optimizes the two sides differently.
 	PGO []string
+	// Policy are the rules that did not apply as written.
+	Policy []PolicyNote
 	// Unclosed is what the sandbox could not close to the benchmarks'
 	// code, and why (untrusted: paths).
 	Unclosed []Named
@@ -171,6 +173,11 @@ func (r Run) items() [][]Span {
 		out = append(out, []Span{txt("the change edits the profile-guided optimization profile "), prose(strings.Join(r.PGO, ", ")),
 			txt(": the compiler optimizes the two sides differently, so the comparison measures the new profile as well as the code (both sides build with -pgo=auto, each with its own profile)")})
 	}
+	for _, n := range r.Policy {
+		// Untrusted as a whole, as the notes it replaces: it quotes
+		// labels, actions and errors.
+		out = append(out, []Span{prose(PolicyNoteText(n))})
+	}
 	for _, u := range r.Unclosed {
 		out = append(out, []Span{txt("not closed to the benchmarks' code, which can read it: "), prose(u.Name + " (" + u.Reason + ")")})
 	}
@@ -324,6 +331,7 @@ func timingText(t Timing) string {
 // "run"); durations in seconds.
 type jsonRun struct {
 	PGO          []string             `json:"pgo"`
+	Policy       []jsonPolicyNote     `json:"policy"`
 	Unclosed     []jsonNamed          `json:"unclosed"`
 	Affected     *jsonAffected        `json:"affected,omitempty"`
 	Adaptive     *jsonAdaptive        `json:"adaptive,omitempty"`
@@ -425,7 +433,10 @@ func (r Run) json() *jsonRun {
 		return nil
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
-	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Unclosed: []jsonNamed{}}
+	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Policy: []jsonPolicyNote{}, Unclosed: []jsonNamed{}}
+	for _, n := range r.Policy {
+		j.Policy = append(j.Policy, jsonPolicyNote{string(n.Code), n.Commit, n.File, n.Label, string(n.Off), n.Action, n.Err, n.By, n.At})
+	}
 	for _, u := range r.Unclosed {
 		j.Unclosed = append(j.Unclosed, jsonNamed(u))
 	}

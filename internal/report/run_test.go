@@ -107,6 +107,7 @@ func TestRunInReport(t *testing.T) {
 	}
 	if !strings.Contains(string(js), `"run": {
     "pgo": [],
+    "policy": [],
     "unclosed": [],
     "shard": {
       "shard": "1/2",

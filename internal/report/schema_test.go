@@ -27,6 +27,7 @@ var schemaTypes = map[string]any{
 	"run confirmation":      jsonRunConfirmation{},
 	"explained":             jsonExplained{},
 	"explain problem":       jsonExplainProblem{},
+	"policy note":           jsonPolicyNote{},
 	"rev":                   jsonRev{},
 	"go":                    jsonGo{},
 	"policy":                jsonPolicy{},
