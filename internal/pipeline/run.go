@@ -97,9 +97,10 @@ type Sandbox struct {
 // them: the stages in order, each a function of the plan and the values
 // before it.
 //
-//	affected packages -> raw files -> session (build, seal, discover,
-//	shard, count advice, warm-up) -> time lane (fixed rounds or
-//	Adaptive) -> Instructions -> judge (Judge.Raw) -> Confirm -> Explain
+//	packagesOf (--packages affected) -> openRaw -> measure: session
+//	(build, seal, discover, shard, count advice, warm-up), timeLane
+//	(fixed rounds or Adaptive), Instructions -> judgeRun: Judge.Raw,
+//	Confirm, Explain
 //
 // A cancellation after the first round gives a partial Outcome; other
 // errors are the run's (an *InputError for the user's input, a
@@ -116,128 +117,172 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 			return Outcome{}, inputErr(err)
 		}
 	}
-	rl := ws.Rules
-	jd := p.Flags.Judge(rl)
+	jd := p.Flags.Judge(ws.Rules)
 	o := Outcome{Meta: report.Meta{
 		BaseRef: p.Base.Label, HeadRef: p.Head.Label, BaseSHA: p.Base.SHA, HeadSHA: p.Head.SHA,
 		Count: p.Runner.Count, Benchtime: p.Runner.Benchtime, Seed: p.Seed,
 	}}
 	meta := &o.Meta
 	meta.Run.PGO = pgoChanged(ctx, ws.repo, p, env)
-	meta.Run.Policy = rl.Notes()
+	meta.Run.Policy = ws.Rules.Notes()
 	for _, u := range sb.Unclosed {
 		meta.Run.Unclosed = append(meta.Run.Unclosed, report.Named{Name: u.Path, Reason: u.Reason})
 	}
-	packages := p.Runner.Packages
-	if p.Affected {
-		sel, err := selectAffected(ctx, sb.Sandbox, ws, p, env)
-		if err != nil {
-			return o, fmt.Errorf("--packages affected: %v", OneLine(err))
+	packages, none, err := packagesOf(ctx, p, ws, sb, meta, env)
+	if err != nil {
+		return o, err
+	}
+	if none {
+		// No package affected: nothing to measure.
+		o.Verdict = gate.Judge(nil, nil, jd.Policy)
+		return o, nil
+	}
+	raw, err := openRaw(p, ws, meta)
+	if err != nil {
+		return o, err
+	}
+	defer raw[0].Close()
+	defer raw[1].Close()
+	o.Raw, o.Kept = filepath.Dir(raw[0].Name()), p.Out != ""
+	m, err := measure(ctx, p, ws, sb, packages, raw, jd, meta, env)
+	if err != nil {
+		return o, err
+	}
+	if m.manifest != nil {
+		if p.Shard.Count > 1 {
+			meta.Run.Shard = &report.ShardPart{Shard: p.Shard.String(), Assigned: len(m.manifest.Assigned), All: len(m.manifest.All)}
 		}
-		meta.Run.Affected = affectedFacts(sel)
-		if env.Progress != nil {
-			fmt.Fprintf(env.Progress, "benchgate: --packages affected: %s\n", sel.Summary)
-		}
-		if !sel.All {
-			if len(sel.Packages) == 0 {
-				o.Verdict = gate.Judge(nil, nil, jd.Policy)
-				return o, nil
-			}
-			packages = sel.Packages
+		if len(m.manifest.Assigned) == 0 {
+			o.Verdict = gate.Judge(nil, nil, jd.Policy)
+			return o, nil
 		}
 	}
+	res := m.sess.Result()
+	meta.Run.Skipped = res.Skipped
+	meta.Run.Timing = &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes}
+	return judgeRun(ctx, p, ws, m.sess, ws.Rules.withIgnored(res.Ignored), o.Raw, m.manifest != nil, m.lane, o, env)
+}
 
+// packagesOf is the packages to measure: the plan's, or with
+// --packages affected those the change affects (none: the change
+// affects no package).
+func packagesOf(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, meta *report.Meta, env Env) (pkgs []string, none bool, err error) {
+	if !p.Affected {
+		return p.Runner.Packages, false, nil
+	}
+	sel, err := selectAffected(ctx, sb.Sandbox, ws, p, env)
+	if err != nil {
+		return nil, false, fmt.Errorf("--packages affected: %v", OneLine(err))
+	}
+	meta.Run.Affected = affectedFacts(sel)
+	if env.Progress != nil {
+		fmt.Fprintf(env.Progress, "benchgate: --packages affected: %s\n", sel.Summary)
+	}
+	if sel.All {
+		return p.Runner.Packages, false, nil
+	}
+	return sel.Packages, len(sel.Packages) == 0, nil
+}
+
+// openRaw makes the raw files' directory (the plan's --out, or one in
+// the workspace) and creates base.txt and head.txt in it. The parent
+// exists (the command checked its outputs; in the action, the
+// workspace); the directory itself may not be a symbolic link, nor may
+// any file written in it (safefile).
+func openRaw(p Plan, ws *Workspace, meta *report.Meta) (Files, error) {
 	out := p.OutPath
 	if out == "" {
 		out = filepath.Join(ws.Tmp, "raw")
 	}
-	// The parent exists (the command checked its outputs; in the action,
-	// the workspace); out itself may not be a symbolic link, nor may any
-	// file written in it (safefile).
 	if err := safefile.MkdirAll(filepath.Dir(out), out, 0o755); err != nil {
-		return o, inputErr(fmt.Errorf("--out %s: %v", p.Out, err))
+		return Files{}, inputErr(fmt.Errorf("--out %s: %v", p.Out, err))
 	}
-	o.Raw, o.Kept = out, p.Out != ""
-	rawBase, rawHead := filepath.Join(out, shard.BaseFile), filepath.Join(out, shard.HeadFile)
-	bf, err := safefile.Create(rawBase, 0o644)
-	if err != nil {
-		return o, inputErr(fmt.Errorf("--out: %v", err))
+	var raw Files
+	for i, name := range []string{shard.BaseFile, shard.HeadFile} {
+		f, err := safefile.Create(filepath.Join(out, name), 0o644)
+		if err != nil {
+			if i == 1 {
+				raw[0].Close()
+			}
+			return Files{}, inputErr(fmt.Errorf("--out: %v", err))
+		}
+		raw[i] = f
 	}
-	defer bf.Close()
-	hf, err := safefile.Create(rawHead, 0o644)
-	if err != nil {
-		return o, inputErr(fmt.Errorf("--out: %v", err))
-	}
-	defer hf.Close()
-	logDir := ""
 	if p.Out != "" {
-		logDir = out
-		meta.RawBase, meta.RawHead, meta.RawDir = rawBase, rawHead, out
+		meta.RawBase, meta.RawHead, meta.RawDir = raw[0].Name(), raw[1].Name(), out
 	}
+	return raw, nil
+}
+
+// measured is what the measuring stages leave for the judgement.
+type measured struct {
+	sess     *runner.Session
+	lane     Lane
+	manifest *shard.Manifest // a shard's; nil when not sharded
+}
+
+// measure runs the session (session), the time lane (timeLane) and the
+// instruction lane (Instructions) into the raw files, and closes them; a
+// shard's manifest is written also when that failed. A cancellation after
+// the first round leaves a partial run (meta.Partial); any other error
+// ends the run.
+func measure(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, packages []string, raw Files, jd Judge, meta *report.Meta, env Env) (measured, error) {
+	out := filepath.Dir(raw[0].Name())
 	if env.Progress != nil {
 		fmt.Fprintf(env.Progress, "benchgate: base %s (%s), head %s (%s), seed %d\n", p.Base.Label, gitrev.Short(p.Base.SHA), p.Head.Label, gitrev.Short(p.Head.SHA), p.Seed)
 	}
 	opts := p.Runner
 	opts.Packages, opts.Seed = packages, p.Seed
-	opts.BinDir, opts.LogDir = filepath.Join(ws.Tmp, "bin"), logDir
-	opts.Env, opts.Credential = sb.Env(), sb.Credential()
-	opts.Progress, opts.Ignore, opts.NoWarmUp = env.Progress, rl.ignore(), !p.Time
-	var manifest *shard.Manifest
+	opts.BinDir, opts.Env, opts.Credential = filepath.Join(ws.Tmp, "bin"), sb.Env(), sb.Credential()
+	opts.Progress, opts.Ignore, opts.NoWarmUp = env.Progress, ws.Rules.ignore(), !p.Time
+	if p.Out != "" {
+		opts.LogDir = out
+	}
+	var m measured
 	if !p.Shard.IsZero() {
-		manifest = &shard.Manifest{Shard: p.Shard, BaseSHA: p.Base.SHA, HeadSHA: p.Head.SHA, PRHeadSHA: p.PRHead, Tool: p.Tool, Settings: p.Settings}
+		m.manifest = &shard.Manifest{Shard: p.Shard, BaseSHA: p.Base.SHA, HeadSHA: p.Head.SHA, PRHeadSHA: p.PRHead, Tool: p.Tool, Settings: p.Settings}
 	}
-	sess, runErr := session(ctx, p, ws, opts, sb, manifest, jd.Policy, meta, env)
-	if sess != nil {
-		NoteToolchains(meta, sess.Result().GoVersion, env.Stderr)
+	var runErr error
+	m.sess, runErr = session(ctx, p, ws, opts, sb, m.manifest, jd.Policy, meta, env)
+	if m.sess != nil {
+		NoteToolchains(meta, m.sess.Result().GoVersion, env.Stderr)
 	}
-	runErr = timeLane(ctx, p, sess, runErr, Files{bf, hf}, jd, meta, env)
+	runErr = timeLane(ctx, p, m.sess, runErr, raw, jd, meta, env)
 	if !p.Time {
 		meta.Count = 0 // no timed rounds
 	}
-	var lane Lane
-	if runErr == nil && sess != nil {
-		lane, runErr = Instructions(ctx, sess, p, bf, hf)
-		meta.Run.Lane = lane.Facts
+	if runErr == nil && m.sess != nil {
+		m.lane, runErr = Instructions(ctx, m.sess, p, raw[0], raw[1])
+		meta.Run.Lane = m.lane.Facts
 	}
 	var res *runner.Result
-	if sess != nil {
-		res = sess.Result()
+	if m.sess != nil {
+		res = m.sess.Result()
 	}
-	bf.Close()
-	hf.Close()
-	if manifest != nil {
-		if err := writeShard(out, manifest, res, runErr); err != nil {
-			return o, err
+	raw[0].Close()
+	raw[1].Close()
+	if m.manifest != nil {
+		if err := writeShard(out, m.manifest, res, runErr); err != nil {
+			return m, err
 		}
 	}
 	var be *runner.BuildError
 	switch {
 	case runErr == nil:
 	case errors.As(runErr, &be):
-		return o, runErr
+		return m, runErr
 	case errors.Is(runErr, runner.ErrNoBenchmarks):
-		return o, inputErr(fmt.Errorf("--bench %q matched no benchmarks in %s on either side", p.Runner.Bench, strings.Join(packages, " ")))
+		return m, inputErr(fmt.Errorf("--bench %q matched no benchmarks in %s on either side", p.Runner.Bench, strings.Join(packages, " ")))
 	case ctx.Err() != nil && res != nil && res.Rounds > 0:
 		meta.Partial = true
 		meta.Run.Cancelled = &report.Cancelled{Rounds: res.Rounds, Of: p.Runner.Count}
 		fmt.Fprintf(env.Stderr, "benchgate: cancelled after %d of %d rounds; writing a partial report\n", res.Rounds, p.Runner.Count)
 	case ctx.Err() != nil:
-		return o, errors.New("cancelled before the first round completed; nothing to report")
+		return m, errors.New("cancelled before the first round completed; nothing to report")
 	default:
-		return o, runErr
+		return m, runErr
 	}
-	if manifest != nil {
-		if p.Shard.Count > 1 {
-			meta.Run.Shard = &report.ShardPart{Shard: p.Shard.String(), Assigned: len(manifest.Assigned), All: len(manifest.All)}
-		}
-		if len(manifest.Assigned) == 0 {
-			o.Verdict = gate.Judge(nil, nil, jd.Policy)
-			return o, nil
-		}
-	}
-	meta.Run.Skipped = res.Skipped
-	meta.Run.Timing = &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes}
-	return judgeRun(ctx, p, ws, sess, rl.withIgnored(res.Ignored), out, manifest != nil, lane, o, env)
+	return m, nil
 }
 
 // judgeRun judges the run's raw files, confirms and explains: what the
