@@ -108,7 +108,9 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 		t.trustedCommits(&meta, manifests)
 		pipeline.NoteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo}, a.env.Stderr)
 	}
-	meta.Notes = append(meta.Notes, fmt.Sprintf("merged %d shard(s): %s", len(manifests), shardList(manifests)))
+	for _, m := range manifests {
+		meta.Run.Merged = append(meta.Run.Merged, report.MergedShard{Shard: m.Shard.String(), Benchmarks: len(m.Assigned), Complete: m.Complete})
+	}
 	if meta.Explain = mergedExplain(v, whys); len(meta.Explain) > 0 {
 		meta.Run.Explain = &report.Explained{Merged: len(meta.Explain)}
 	}
@@ -157,16 +159,4 @@ func mergedExplain(v gate.Verdict, whys []report.Why) []report.Why {
 		out = append(out, w)
 	}
 	return out
-}
-
-func shardList(ms []shard.Manifest) string {
-	var parts []string
-	for _, m := range ms {
-		state := "complete"
-		if !m.Complete {
-			state = "incomplete"
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d benchmarks, %s)", m.Shard, len(m.Assigned), state))
-	}
-	return strings.Join(parts, ", ")
 }

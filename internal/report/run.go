@@ -35,6 +35,16 @@ type Run struct {
 	Timing       *Timing
 	Confirmation *Confirmation
 	Explain      *Explained
+	// Merged are the shards a merge judged together (merge).
+	Merged []MergedShard
+}
+
+// MergedShard is one shard of a merge: its part ("2/4"), how many
+// benchmarks it measured, and whether its run finished.
+type MergedShard struct {
+	Shard      string
+	Benchmarks int
+	Complete   bool
 }
 
 // Explained is what the explain pass did after the verdict.
@@ -223,6 +233,9 @@ func (r Run) items() [][]Span {
 		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
 			c.Rows, c.PromisingP, c.Rounds))
 	}
+	if len(r.Merged) > 0 {
+		add(mergedText(r.Merged))
+	}
 	if e := r.Explain; e != nil {
 		for _, l := range explainedText(*e) {
 			add(l)
@@ -244,6 +257,18 @@ func explainProblemSpans(p ExplainProblem) []Span {
 	default:
 		return []Span{txt("explain: "), prose(p.Err)}
 	}
+}
+
+func mergedText(ms []MergedShard) string {
+	var parts []string
+	for _, m := range ms {
+		state := "complete"
+		if !m.Complete {
+			state = "incomplete"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d benchmarks, %s)", m.Shard, m.Benchmarks, state))
+	}
+	return fmt.Sprintf("merged %d shard(s): %s", len(ms), strings.Join(parts, ", "))
 }
 
 func explainedText(e Explained) []string {
@@ -342,6 +367,13 @@ type jsonRun struct {
 	Timing       *jsonTiming          `json:"timing,omitempty"`
 	Confirmation *jsonRunConfirmation `json:"confirmation,omitempty"`
 	Explain      *jsonExplained       `json:"explain,omitempty"`
+	Merged       []jsonMergedShard    `json:"merged"`
+}
+
+type jsonMergedShard struct {
+	Shard      string `json:"shard"`
+	Benchmarks int    `json:"benchmarks"`
+	Complete   bool   `json:"complete"`
 }
 
 type jsonAffected struct {
@@ -433,7 +465,10 @@ func (r Run) json() *jsonRun {
 		return nil
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
-	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Policy: []jsonPolicyNote{}, Unclosed: []jsonNamed{}}
+	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Policy: []jsonPolicyNote{}, Unclosed: []jsonNamed{}, Merged: []jsonMergedShard{}}
+	for _, m := range r.Merged {
+		j.Merged = append(j.Merged, jsonMergedShard(m))
+	}
 	for _, n := range r.Policy {
 		j.Policy = append(j.Policy, jsonPolicyNote{string(n.Code), n.Commit, n.File, n.Label, string(n.Off), n.Action, n.Err, n.By, n.At})
 	}

@@ -67,6 +67,10 @@ func TestRunLines(t *testing.T) {
 	}, problems.Lines()); diff != "" {
 		t.Errorf("build, sandbox and explain problems (-want +got):\n%s", diff)
 	}
+	merged := Run{Merged: []MergedShard{{"1/2", 3, true}, {"2/2", 4, false}}}.Lines()
+	if want := []string{"merged 2 shard(s): 1/2 (3 benchmarks, complete), 2/2 (4 benchmarks, incomplete)"}; !cmp.Equal(merged, want) {
+		t.Errorf("merged: %q, want %q", merged, want)
+	}
 	aff := &Affected{Summary: "1 of 3 packages affected by 1 changed file", Ignored: []Named{{"README.md", "not Go code"}}}
 	for i := range 22 {
 		aff.Skipped = append(aff.Skipped, Named{fmt.Sprintf("example.com/m/p%d", i), "not affected"})
@@ -114,7 +118,8 @@ func TestRunInReport(t *testing.T) {
       "assigned": 1,
       "all": 2
     },
-    "skipped": []
+    "skipped": [],
+    "merged": []
   }`) {
 		t.Errorf("JSON run:\n%s", js)
 	}

@@ -28,6 +28,7 @@ var schemaTypes = map[string]any{
 	"explained":             jsonExplained{},
 	"explain problem":       jsonExplainProblem{},
 	"policy note":           jsonPolicyNote{},
+	"merged shard":          jsonMergedShard{},
 	"rev":                   jsonRev{},
 	"go":                    jsonGo{},
 	"policy":                jsonPolicy{},
