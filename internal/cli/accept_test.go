@@ -7,7 +7,10 @@ import (
 
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/testenv"
+	"github.com/google/go-cmp/cmp"
 )
 
 const (
@@ -33,26 +36,28 @@ func TestActionAcceptance(t *testing.T) {
 		target     event.Target
 		trailersOn bool
 		// want
-		off, by, label, labelBy, note string
+		off                report.TrailersOff
+		by, label, labelBy string
+		note               report.PolicyNoteCode
 	}{
 		{name: "default: trailers off", event: "pull_request", target: pr("synchronize"),
-			off: "input accept-trailers is false"},
+			off: report.OffInput},
 		{name: "opted in: credited to the author's login", event: "pull_request", target: pr("synchronize"), trailersOn: true,
 			by: "@mona, the pull request's author"},
 		{name: "merge queue: never", event: "merge_group", target: event.Target{Head: mergeSHA}, trailersOn: true,
-			off: "never applied in a merge queue"},
+			off: report.OffMergeQueue},
 		{name: "push: not a pull request", event: "push", target: event.Target{Head: mergeSHA}, trailersOn: true,
-			off: "only on pull_request events"},
+			off: report.OffEvent},
 		{name: "labeled: the sender accepts the payload's head", event: "pull_request", target: labeled,
-			off: "input accept-trailers is false", label: "benchgate-accept", labelBy: "@maintainer"},
+			off: report.OffInput, label: "benchgate-accept", labelBy: "@maintainer"},
 		{name: "a push after the label gates", event: "pull_request", target: pr("synchronize", "benchgate-accept"),
-			off: "input accept-trailers is false", note: "accepted by a label older than this commit"},
+			off: report.OffInput, note: report.LabelOlder},
 		{name: "another label's event cannot tell", event: "pull_request", target: otherLabel,
-			off: "input accept-trailers is false", note: "cannot tell whether it was added for commit " + gitrev.Short(headSHA1)},
+			off: report.OffInput, note: report.LabelUnknown},
 		{name: "reopened cannot tell", event: "pull_request", target: pr("reopened", "benchgate-accept"),
-			off: "input accept-trailers is false", note: "this run (reopened) cannot tell"},
+			off: report.OffInput, note: report.LabelUnknown},
 		{name: "no label, no note", event: "pull_request", target: pr("opened", "docs"),
-			off: "input accept-trailers is false"},
+			off: report.OffInput},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			acc := actionAcceptance(c.event, c.target, "benchgate-accept", c.trailersOn, mergeSHA)
@@ -63,8 +68,11 @@ func TestActionAcceptance(t *testing.T) {
 			if acc.trailersOf != wantOf {
 				t.Errorf("trailers read from %s, want %s", acc.trailersOf, wantOf)
 			}
-			if (c.off == "") != (acc.trailersOff == "") || !strings.Contains(acc.trailersOff, c.off) {
+			if acc.trailersOff != c.off {
 				t.Errorf("trailers off %q, want %q", acc.trailersOff, c.off)
+			}
+			if c.off == report.OffInput && acc.acceptLabel != "benchgate-accept" {
+				t.Errorf("trailers off by the input: the note names the label %q, want benchgate-accept", acc.acceptLabel)
 			}
 			if acc.trailersBy != c.by || acc.label != c.label || acc.labelBy != c.labelBy {
 				t.Errorf("trailers by %q, label %q by %q; want %q, %q by %q", acc.trailersBy, acc.label, acc.labelBy, c.by, c.label, c.labelBy)
@@ -72,9 +80,15 @@ func TestActionAcceptance(t *testing.T) {
 			if c.label != "" && acc.labelAt != headSHA1 {
 				t.Errorf("label added at %s, want the payload's head %s", acc.labelAt, headSHA1)
 			}
-			notes := strings.Join(acc.notes, "\n")
-			if (c.note == "") != (notes == "") || !strings.Contains(notes, c.note) {
-				t.Errorf("notes %q, want %q", notes, c.note)
+			var codes []report.PolicyNoteCode
+			for _, n := range acc.notes {
+				codes = append(codes, n.Code)
+				if n.Label != "benchgate-accept" || n.Commit != gitrev.Short(headSHA1) {
+					t.Errorf("note %+v: want the label and commit %s", n, gitrev.Short(headSHA1))
+				}
+			}
+			if (c.note == "") != (len(codes) == 0) || len(codes) > 1 || len(codes) == 1 && codes[0] != c.note {
+				t.Errorf("notes %q, want %q", codes, c.note)
 			}
 		})
 	}
@@ -97,17 +111,17 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var notes []string
-	got, err := trailerAccepts(ctx, repo, localAcceptance(false, head), &notes)
+	var notes []report.PolicyNote
+	got, err := pipeline.TrailerAccepts(ctx, repo, localAcceptance(false, head).plan(), &notes)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("default: accepts %v, %v", got, err)
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], "were not applied: --accept-trailers is off") {
-		t.Errorf("default: notes %q", notes)
+	if want := []report.PolicyNote{{Code: report.TrailersNotApplied, Commit: gitrev.Short(head), Off: report.OffFlag}}; !cmp.Equal(notes, want) {
+		t.Errorf("default: notes %+v, want %+v", notes, want)
 	}
 
 	notes = nil
-	got, err = trailerAccepts(ctx, repo, localAcceptance(true, head), &notes)
+	got, err = pipeline.TrailerAccepts(ctx, repo, localAcceptance(true, head).plan(), &notes)
 	if err != nil || len(got) != 1 || len(notes) != 0 {
 		t.Fatalf("--accept-trailers: accepts %v, notes %q, %v", got, notes, err)
 	}
@@ -116,7 +130,7 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 	}
 
 	acc := actionAcceptance("pull_request", event.Target{PRNumber: 1, HeadSHA: head, Author: "attacker", Action: "synchronize"}, "", true, head)
-	got, err = trailerAccepts(ctx, repo, acc, &notes)
+	got, err = pipeline.TrailerAccepts(ctx, repo, acc.plan(), &notes)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("action: accepts %v, %v", got, err)
 	}

@@ -253,16 +253,13 @@ func actionAcceptance(eventName string, target event.Target, label string, trail
 	acc := acceptance{trailersOf: cmp.Or(target.HeadSHA, headSHA)}
 	switch {
 	case eventName == "merge_group":
-		acc.trailersOff = "trailers are never applied in a merge queue (the pull request's run decided; the queue's commit may hold a pull request's description, and the group holds other pull requests)"
+		acc.trailersOff = report.OffMergeQueue
 	case eventName != "pull_request":
-		acc.trailersOff = "trailers are applied only on pull_request events, from the pull request's head commit"
+		acc.trailersOff = report.OffEvent
 	case !trailersOn:
-		acc.trailersOff = "input accept-trailers is false (the pull request's author writes them)"
-		if label != "" {
-			acc.trailersOff += "; a maintainer accepts with the label " + label
-		}
+		acc.trailersOff, acc.acceptLabel = report.OffInput, label
 	case target.Author == "":
-		acc.trailersOff = "the event names no pull request author to credit them to"
+		acc.trailersOff = report.OffNoAuthor
 	default:
 		acc.trailersBy = "@" + target.Author + ", the pull request's author"
 	}
@@ -274,9 +271,9 @@ func actionAcceptance(eventName string, target event.Target, label string, trail
 		acc.label, acc.labelBy, acc.labelAt = label, "@"+target.Sender, target.HeadSHA
 	case !slices.ContainsFunc(target.Labels, func(l string) bool { return strings.EqualFold(l, label) }):
 	case target.Action == "synchronize":
-		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the regressions were accepted by a label older than this commit (%s was on the pull request before %s was pushed); a maintainer accepts this commit's by adding the label again", label, gitrev.Short(target.HeadSHA)))
+		acc.notes = append(acc.notes, report.PolicyNote{Code: report.LabelOlder, Label: label, Commit: gitrev.Short(target.HeadSHA)})
 	default:
-		acc.notes = append(acc.notes, fmt.Sprintf("not accepted: the label %s is on the pull request, but this run (%s) cannot tell whether it was added for commit %s; a maintainer accepts this commit's regressions by adding the label again", label, cmp.Or(target.Action, "an unknown action"), gitrev.Short(target.HeadSHA)))
+		acc.notes = append(acc.notes, report.PolicyNote{Code: report.LabelUnknown, Label: label, Action: target.Action, Commit: gitrev.Short(target.HeadSHA)})
 	}
 	return acc
 }
@@ -320,7 +317,8 @@ func (a *app) labelHistory(ctx context.Context, target event.Target, act *config
 	if err == nil {
 		var ev github.LabelEvent
 		if ev, ok, err = c.LastLabeled(ctx, owner, repo, target.PRNumber, act.AcceptLabel); err == nil && ok {
-			acc.notes[len(acc.notes)-1] += fmt.Sprintf(" (the timeline: @%s added it at %s)", ev.Actor, ev.At.UTC().Format(time.RFC3339))
+			n := &acc.notes[len(acc.notes)-1]
+			n.By, n.At = ev.Actor, ev.At.UTC().Format(time.RFC3339)
 		}
 	}
 	if err != nil {

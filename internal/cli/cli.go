@@ -156,31 +156,6 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 	return o
 }
 
-// policy is the gate's policy: the flags, then the rules (nil: none).
-func (a *app) policy(r *rules) gate.Policy {
-	p := gate.DefaultPolicy()
-	p.Threshold, p.Alpha, p.Correction = a.cfg.Threshold, a.cfg.Alpha, a.cfg.Correction
-	p.InstructionThreshold = a.cfg.InstructionsThreshold
-	p.Test = a.cfg.Test
-	p.SetFailOn(failOnWords(a.cfg.FailOn))
-	a.laneDefault(&p, nil)
-	a.apply(&p, r)
-	p.Selective = a.selective()
-	return p
-}
-
-// selective reports whether the run measures part of the suite: one shard
-// of several, a --bench other than every benchmark, or packages other than
-// the module's all (compare and merge judge whole files: never).
-func (a *app) selective() bool {
-	switch a.cfg.Command {
-	case "compare", "merge":
-		return false
-	}
-	all := len(a.cfg.Packages) == 1 && a.cfg.Packages[0] == "./..."
-	return a.cfg.Shard.Count > 1 || (a.cfg.Bench != "." && a.cfg.Bench != "") || !all
-}
-
 // write renders the reports: the --format one to stdout, Markdown to
 // --markdown, JSON to --json, never through a symbolic link at those
 // paths. When a file cannot be written, the error says that the report is

@@ -13,6 +13,7 @@ import (
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/sandbox"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/benchgate/benchgate/internal/testenv"
 )
@@ -133,9 +134,9 @@ func TestSandboxClosesRunnerMounts(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sandbox: %v\n%s", err, stderr)
 	}
-	want := "not closed to the benchmarks' code, which can read it: " + owned + " (owned by the sandbox user 65533)"
-	if n := p.notes(); len(n) != 1 || n[0] != want {
-		t.Errorf("notes %q, want [%q]", n, want)
+	want := []sandbox.Open{{Path: owned, Reason: "owned by the sandbox user 65533"}}
+	if diff := cmp.Diff(want, p.open); diff != "" {
+		t.Errorf("what stays open (-want +got):\n%s", diff)
 	}
 	if !strings.Contains(stderr.String(), "could not close "+owned) {
 		t.Errorf("stderr lacks the warning:\n%s", stderr)

@@ -33,11 +33,11 @@ func (a *app) compare() int {
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
-	v, err := a.judging(r).Verdict(in, nil)
+	v, err := a.flags().Judge(r).Verdict(in, nil)
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", oneLine(err))
 	}
-	meta.Policy = policyMeta(r, *v)
+	meta.Policy = r.Info(*v)
 	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
 }
 
@@ -59,22 +59,22 @@ func (a *app) compareDir(dir string) int {
 		return a.errorf(ExitUsage, "%v", err)
 	}
 	if !a.cfg.Given["policy"] && !a.cfg.Given["accept"] {
-		rec := filepath.Join(path, judgeFile)
+		rec := filepath.Join(path, pipeline.JudgeFile)
 		data, err := pipeline.ReadKept(rec)
 		if err != nil {
 			return a.errorf(ExitUsage, "compare: %v", err)
 		}
 		if data != nil {
-			if r, err = recordRules(filepath.Join(dir, judgeFile), data); err != nil {
+			if r, err = pipeline.RecordRules(filepath.Join(dir, pipeline.JudgeFile), data); err != nil {
 				return a.errorf(ExitUsage, "compare: %v", oneLine(err))
 			}
 		}
 	}
-	v, err := a.judging(r).Raw(in)
+	v, err := a.flags().Judge(r).Raw(in)
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", oneLine(err))
 	}
 	meta := report.Meta{RawDir: dir, BaseRef: in.Screen[0].Name, HeadRef: in.Screen[1].Name}
-	meta.Policy = policyMeta(r, *v)
+	meta.Policy = r.Info(*v)
 	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
 }

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"path/filepath"
 
+	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
 )
 
 // A rev is a commit and the name reports give it ("main", "abc123^1").
@@ -13,7 +18,7 @@ type rev struct{ SHA, Label string }
 // A job is one measurement as its command resolved it. The Config stays as
 // the user gave it; what a command decides on top of it (the commits and
 // their labels, the module's directory, where the raw files and reports go,
-// whether to confirm) is here, and every step gets it as a value.
+// whether to confirm) is here, and plan turns both into the pipeline's Plan.
 type job struct {
 	base, head rev
 	dir        string // the module's directory
@@ -27,29 +32,25 @@ type job struct {
 	// instead of base, and its label why ("the merge base of feature-1
 	// and main (a stacked pull request: ...)").
 	policyAt rev
-	// rules is the per-benchmark policy, read once the worktrees exist.
-	rules *rules
 }
 
 // acceptance says which Benchgate-Accept trailers and which label accept
-// regressions, and who is credited: never a git author field, which
-// whoever writes the commit types.
+// regressions, and who is credited (pipeline.Acceptance).
 type acceptance struct {
-	// trailersOf is the commit whose trailers are read (the pull
-	// request's head, not a test merge commit); "" for none.
-	trailersOf string
-	// trailersOff, when set, says why the trailers are not applied: they
-	// are read only for a note that says so.
-	trailersOff string
-	// trailersBy is who a trailer is credited to ("@login, the pull
-	// request's author"); "" for "author unverified" (a local run).
-	trailersBy string
-	// label is the accept label when it accepts this run's head commit,
-	// labelBy who added it ("@login") and labelAt the commit it was
-	// added for.
+	trailersOf, trailersBy  string
+	trailersOff             report.TrailersOff
 	label, labelBy, labelAt string
-	// notes say why a label on the pull request accepts nothing.
-	notes []string
+	// acceptLabel is the label a note that trailers are off names; notes
+	// say why a label on the pull request accepts nothing.
+	acceptLabel string
+	notes       []report.PolicyNote
+}
+
+func (acc acceptance) plan() pipeline.Acceptance {
+	return pipeline.Acceptance{
+		TrailersOf: acc.trailersOf, TrailersOff: acc.trailersOff, TrailersBy: acc.trailersBy,
+		Label: acc.label, LabelBy: acc.labelBy, LabelAt: acc.labelAt, AcceptLabel: acc.acceptLabel, Notes: acc.notes,
+	}
 }
 
 // dest says where a judgement's reports go besides standard output.
@@ -76,4 +77,97 @@ type outcome struct {
 // failf prints one error line and returns the outcome of exit status code.
 func (a *app) failf(code int, format string, args ...any) outcome {
 	return outcome{code: a.errorf(code, "%s", fmt.Sprintf(format, args...))}
+}
+
+// plan resolves job j and the Config into the pipeline's Plan, once:
+// the commits, the raw files' directory, the lanes, the runner's
+// settings, the seed, the shard, where the policy comes from and what
+// accepts. Its errors are the user's input.
+func (a *app) plan(j job) (pipeline.Plan, error) {
+	src := pipeline.PolicySource{Given: a.cfg.Given["policy"], At: pipeline.Rev(j.policyAt), Acceptance: j.accept.plan()}
+	if a.cfg.Policy != "none" {
+		rel, err := a.policyPath()
+		if err != nil {
+			return pipeline.Plan{}, err
+		}
+		src.File = rel
+	}
+	accepts, err := a.flagAccepts()
+	if err != nil {
+		return pipeline.Plan{}, err
+	}
+	src.Accepts = accepts
+	seed := a.cfg.Seed
+	if !a.cfg.SeedSet {
+		seed = rand.Int64N(1 << 31)
+	}
+	outPath := j.out
+	if outPath != "" && !filepath.IsAbs(outPath) {
+		outPath = filepath.Join(a.env.Dir, outPath)
+	}
+	c := a.cfg
+	return pipeline.Plan{
+		Base: pipeline.Rev(j.base), Head: pipeline.Rev(j.head),
+		Out: j.out, OutPath: outPath,
+		Time:         c.Measures(config.LaneTime) || j.dest.calibrate,
+		Instructions: c.Measures(config.LaneInstructions) && !j.dest.calibrate,
+		Calibrate:    j.dest.calibrate,
+		Confirm:      j.confirm, Explain: c.Explain,
+		Runner: runner.Options{
+			Packages: c.Packages, Bench: c.Bench, Count: c.Count, Benchtime: c.Benchtime,
+			Runs: c.Runs, CPU: c.CPU, Timeout: c.Timeout, Pin: c.Pin,
+		},
+		Seed: seed, MaxTime: c.MaxTime, Affected: c.Affected,
+		Shard: c.Shard, PRHead: j.prHead, Tool: "benchgate " + Version, Settings: a.settings(),
+		Policy: src, Flags: a.flags(),
+	}, nil
+}
+
+// settings are the measurement settings shards must agree on to be merged.
+func (a *app) settings() string {
+	return fmt.Sprintf("bench=%q count=%d benchtime=%s runs=%d cpu=%v packages=%q affected=%v measure=%v", a.cfg.Bench, a.cfg.Count, a.cfg.Benchtime, a.cfg.Runs, a.cfg.CPU, a.cfg.Packages, a.cfg.Affected, a.cfg.Measure)
+}
+
+// flags is the gate's policy as the flags give it: instructions are gated
+// when the instruction lane is measured and --fail-on was not given (a
+// --fail-on list without them only reports them); which flags were given
+// explicitly, to override a policy file's top level.
+func (a *app) flags() pipeline.Flags {
+	p := gate.DefaultPolicy()
+	p.Threshold, p.Alpha, p.Correction = a.cfg.Threshold, a.cfg.Alpha, a.cfg.Correction
+	p.InstructionThreshold = a.cfg.InstructionsThreshold
+	p.Test = a.cfg.Test
+	p.SetFailOn(failOnWords(a.cfg.FailOn))
+	if !a.cfg.FailOnSet && a.cfg.Measures(config.LaneInstructions) {
+		p.FailOn[gate.Instructions] = true
+	}
+	p.Selective = a.selective()
+	g := a.cfg.Given
+	return pipeline.Flags{
+		Policy:         p,
+		ThresholdGiven: g["threshold"], AlphaGiven: g["alpha"], InstructionsGiven: g["instructions-threshold"], FailOnGiven: g["fail-on"],
+		FailOnSet: a.cfg.FailOnSet,
+		Estimator: a.cfg.Estimator,
+	}
+}
+
+// selective reports whether the run measures part of the suite: one shard
+// of several, a --bench other than every benchmark, or packages other than
+// the module's all (compare and merge judge whole files: never).
+func (a *app) selective() bool {
+	switch a.cfg.Command {
+	case "compare", "merge":
+		return false
+	}
+	all := len(a.cfg.Packages) == 1 && a.cfg.Packages[0] == "./..."
+	return a.cfg.Shard.Count > 1 || (a.cfg.Bench != "." && a.cfg.Bench != "") || !all
+}
+
+// failOnWords are the --fail-on kinds as words.
+func failOnWords(kinds []config.FailKind) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = string(k)
+	}
+	return out
 }

@@ -96,20 +96,22 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 			return a.failf(ExitUsage, "merge: %v", oneLine(err))
 		}
 	}
-	vp, err := a.judging(rl).Raw(in)
+	vp, err := a.flags().Judge(rl).Raw(in)
 	if err != nil {
 		return a.failf(ExitUsage, "merge: %v", oneLine(err))
 	}
 	v := *vp
-	meta := report.Meta{Policy: policyMeta(rl, v)}
+	meta := report.Meta{Policy: rl.Info(v)}
 	if len(manifests) > 0 {
 		meta.BaseSHA, meta.HeadSHA = manifests[0].BaseSHA, manifests[0].HeadSHA
 		meta.BaseRef, meta.HeadRef = gitrev.Short(meta.BaseSHA), gitrev.Short(meta.HeadSHA)
 		meta.Count = manifests[0].Rounds
 		t.trustedCommits(&meta, manifests)
-		a.noteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo})
+		pipeline.NoteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo}, a.env.Stderr)
 	}
-	meta.Notes = append(meta.Notes, fmt.Sprintf("merged %d shard(s): %s", len(manifests), shardList(manifests)))
+	for _, m := range manifests {
+		meta.Run.Merged = append(meta.Run.Merged, report.MergedShard{Shard: m.Shard.String(), Benchmarks: len(m.Assigned), Complete: m.Complete})
+	}
 	if meta.Explain = mergedExplain(v, whys); len(meta.Explain) > 0 {
 		meta.Run.Explain = &report.Explained{Merged: len(meta.Explain)}
 	}
@@ -158,16 +160,4 @@ func mergedExplain(v gate.Verdict, whys []report.Why) []report.Why {
 		out = append(out, w)
 	}
 	return out
-}
-
-func shardList(ms []shard.Manifest) string {
-	var parts []string
-	for _, m := range ms {
-		state := "complete"
-		if !m.Complete {
-			state = "incomplete"
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d benchmarks, %s)", m.Shard, len(m.Assigned), state))
-	}
-	return strings.Join(parts, ", ")
 }

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/benchgate/benchgate/internal/gitrev"
-	"github.com/benchgate/benchgate/internal/report"
-	"github.com/benchgate/benchgate/internal/runner"
 )
 
 // run measures base against head in the repository around dir (the
@@ -82,10 +80,4 @@ func goModule(dir string) error {
 			return fmt.Errorf("%s is not in a Go module (no go.mod): run benchgate in the module's directory or pass -C DIR", dir)
 		}
 	}
-}
-
-// timing says where the time went: builds, benchmark processes, and
-// benchgate itself.
-func timing(res *runner.Result) *report.Timing {
-	return &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes}
 }

@@ -51,15 +51,6 @@ type prison struct {
 	stderr io.Writer
 }
 
-// notes are the report's lines about what the change's code could read.
-func (p *prison) notes() []string {
-	var n []string
-	for _, o := range p.open {
-		n = append(n, "not closed to the benchmarks' code, which can read it: "+o.String())
-	}
-	return n
-}
-
 // release ends what the change's code left running and restores what
 // sandboxing changed, in reverse order. With a sandbox user, every process
 // of that user is killed first: a daemon that left its process group would

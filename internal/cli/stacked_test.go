@@ -9,6 +9,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
@@ -52,7 +53,7 @@ func TestStackedPolicy(t *testing.T) {
 	if want := "the merge base of feature-1 and main (a stacked pull request: feature-1 is not the default branch)"; at.Label != want {
 		t.Errorf("label %q, want %q", at.Label, want)
 	}
-	p, _, err := readCommitPolicy(ctx, repo, at.SHA, ".benchgate.yml", ".benchgate.yml")
+	p, _, err := pipeline.ReadCommitPolicy(ctx, repo, at.SHA, ".benchgate.yml", ".benchgate.yml")
 	if err != nil || p == nil || p.Threshold.Value != 0.05 {
 		t.Errorf("policy of the merge base: %+v, %v; want threshold 5%%", p, err)
 	}
@@ -93,11 +94,11 @@ func TestReadCommitPolicyNoLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := testenv.Git(t, env, dir, "rev-parse", "HEAD")
-	p, _, err := readCommitPolicy(ctx, repo, head, ".benchgate.yml", ".benchgate.yml")
+	p, _, err := pipeline.ReadCommitPolicy(ctx, repo, head, ".benchgate.yml", ".benchgate.yml")
 	if p != nil || err == nil || !strings.Contains(err.Error(), "not a regular file") || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("link: %v, %v", p, err)
 	}
-	if p, _, err := readCommitPolicy(ctx, repo, head, "ci/.benchgate.yml", "ci/.benchgate.yml"); p != nil || err != nil {
+	if p, _, err := pipeline.ReadCommitPolicy(ctx, repo, head, "ci/.benchgate.yml", "ci/.benchgate.yml"); p != nil || err != nil {
 		t.Errorf("missing: %v, %v", p, err)
 	}
 }

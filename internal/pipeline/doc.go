@@ -1,8 +1,11 @@
-// Package pipeline holds the stages of a run after the command line has
-// resolved it: judging raw files with a policy resolved once (Judge: the
-// screen, the confirmation, an adaptive run's interim looks) and the raw
-// files a judgement reads (Raw, ReadDir: base.txt, head.txt and, when the
-// run confirmed, confirm-base.txt and confirm-head.txt with their
-// failures). It reads no environment and no flags, and writes no words:
-// what a stage learns is a value for the report.
+// Package pipeline runs a measurement once the command line has resolved
+// it into a Plan (the commits, the lanes, the runner's settings, where the
+// rules come from): Prepare checks both sides out and reads the rules;
+// Run builds, measures (fixed rounds or Adaptive, then the Instructions
+// lane), judges the raw files (Judge.Raw: the screen, the Confirm re-run,
+// an adaptive run's looks) and explains (Explain), and returns the
+// verdict with the run's facts (report.Run) for the report. ReadDir and
+// Raw are the raw files a judgement reads, so that run, compare and merge
+// judge alike. It reads no environment and no flags; progress goes to the
+// writers it is given, and what a stage learns is a value.
 package pipeline

@@ -13,6 +13,15 @@ import (
 // words. The report words them in "How the run was made", as it words the
 // gate's reasons; the zero Run says nothing.
 type Run struct {
+	// PGO are the profile-guided optimization profiles (default.pgo) the
+	// change edits (untrusted: the change's file names): the compiler
+	// optimizes the two sides differently.
+	PGO []string
+	// Policy are the rules that did not apply as written.
+	Policy []PolicyNote
+	// Unclosed is what the sandbox could not close to the benchmarks'
+	// code, and why (untrusted: paths).
+	Unclosed []Named
 	// Affected is the --packages affected selection; nil without one.
 	Affected *Affected
 	// CountAdvice warns that --count cannot reach alpha (gate.CountAdvice).
@@ -27,6 +36,16 @@ type Run struct {
 	Timing       *Timing
 	Confirmation *Confirmation
 	Explain      *Explained
+	// Merged are the shards a merge judged together (merge).
+	Merged []MergedShard
+}
+
+// MergedShard is one shard of a merge: its part ("2/4"), how many
+// benchmarks it measured, and whether its run finished.
+type MergedShard struct {
+	Shard      string
+	Benchmarks int
+	Complete   bool
 }
 
 // Explained is what the explain pass did after the verdict.
@@ -49,7 +68,34 @@ type Explained struct {
 	Skipped, Max int
 	// Merged is how many explanations came from the shards' passes.
 	Merged int
+	// Problems are what kept the pass from explaining a benchmark, or
+	// from keeping its files.
+	Problems []ExplainProblem
 }
+
+// ExplainProblem is a step of the explain pass that failed: for Bench
+// ("import/path.Name"; "" for the whole pass), with the error (untrusted:
+// it may quote the change's names).
+type ExplainProblem struct {
+	Bench string
+	Step  ExplainStep
+	Err   string
+}
+
+// ExplainStep is the step of the explain pass a problem stopped.
+type ExplainStep string
+
+// The steps.
+const (
+	// ExplainModule: the sides' module roots were not found; nothing
+	// was profiled.
+	ExplainModule ExplainStep = "module"
+	// ExplainNotProfiled: the benchmark's directory could not be made.
+	ExplainNotProfiled ExplainStep = "not-profiled"
+	// ExplainBinaries: the test binaries were not kept beside the
+	// profiles.
+	ExplainBinaries ExplainStep = "binaries"
+)
 
 // Affected is the selection of the packages a change affects: the
 // selection's summary and the packages it left out and the changed files
@@ -134,6 +180,18 @@ func (r Run) Lines() []string {
 func (r Run) items() [][]Span {
 	var out [][]Span
 	add := func(s string) { out = append(out, []Span{txt(s)}) }
+	if len(r.PGO) > 0 {
+		out = append(out, []Span{txt("the change edits the profile-guided optimization profile "), prose(strings.Join(r.PGO, ", ")),
+			txt(": the compiler optimizes the two sides differently, so the comparison measures the new profile as well as the code (both sides build with -pgo=auto, each with its own profile)")})
+	}
+	for _, n := range r.Policy {
+		// Untrusted as a whole, as the notes it replaces: it quotes
+		// labels, actions and errors.
+		out = append(out, []Span{prose(PolicyNoteText(n))})
+	}
+	for _, u := range r.Unclosed {
+		out = append(out, []Span{txt("not closed to the benchmarks' code, which can read it: "), prose(u.Name + " (" + u.Reason + ")")})
+	}
 	if a := r.Affected; a != nil {
 		out = append(out, []Span{txt("packages affected by the change: "), prose(a.Summary)})
 		for i, e := range a.Skipped {
@@ -176,12 +234,42 @@ func (r Run) items() [][]Span {
 		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
 			c.Rows, c.PromisingP, c.Rounds))
 	}
+	if len(r.Merged) > 0 {
+		add(mergedText(r.Merged))
+	}
 	if e := r.Explain; e != nil {
 		for _, l := range explainedText(*e) {
 			add(l)
 		}
+		for _, p := range e.Problems {
+			out = append(out, explainProblemSpans(p))
+		}
 	}
 	return out
+}
+
+// explainProblemSpans words a problem of the explain pass.
+func explainProblemSpans(p ExplainProblem) []Span {
+	switch p.Step {
+	case ExplainNotProfiled:
+		return []Span{txt("explain: "), prose(p.Bench), txt(" not profiled: "), prose(p.Err)}
+	case ExplainBinaries:
+		return []Span{txt("explain: keeping the test binaries of "), prose(p.Bench), txt(": "), prose(p.Err)}
+	default:
+		return []Span{txt("explain: "), prose(p.Err)}
+	}
+}
+
+func mergedText(ms []MergedShard) string {
+	var parts []string
+	for _, m := range ms {
+		state := "complete"
+		if !m.Complete {
+			state = "incomplete"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d benchmarks, %s)", m.Shard, m.Benchmarks, state))
+	}
+	return fmt.Sprintf("merged %d shard(s): %s", len(ms), strings.Join(parts, ", "))
 }
 
 func explainedText(e Explained) []string {
@@ -268,6 +356,9 @@ func timingText(t Timing) string {
 // jsonRun is the run's facts in the JSON report (docs/json-schema.md,
 // "run"); durations in seconds.
 type jsonRun struct {
+	PGO          []string             `json:"pgo"`
+	Policy       []jsonPolicyNote     `json:"policy"`
+	Unclosed     []jsonNamed          `json:"unclosed"`
 	Affected     *jsonAffected        `json:"affected,omitempty"`
 	Adaptive     *jsonAdaptive        `json:"adaptive,omitempty"`
 	Lane         *jsonLane            `json:"instruction_lane,omitempty"`
@@ -277,6 +368,13 @@ type jsonRun struct {
 	Timing       *jsonTiming          `json:"timing,omitempty"`
 	Confirmation *jsonRunConfirmation `json:"confirmation,omitempty"`
 	Explain      *jsonExplained       `json:"explain,omitempty"`
+	Merged       []jsonMergedShard    `json:"merged"`
+}
+
+type jsonMergedShard struct {
+	Shard      string `json:"shard"`
+	Benchmarks int    `json:"benchmarks"`
+	Complete   bool   `json:"complete"`
 }
 
 type jsonAffected struct {
@@ -352,6 +450,14 @@ type jsonExplained struct {
 	Cancelled    bool    `json:"cancelled"`
 	Skipped      int     `json:"skipped"`
 	Merged       int     `json:"merged"`
+	// Problems are the steps that failed.
+	Problems []jsonExplainProblem `json:"problems"`
+}
+
+type jsonExplainProblem struct {
+	Bench string `json:"bench"`
+	Step  string `json:"step"`
+	Error string `json:"error"`
 }
 
 // json is r for the JSON report; nil when it holds no fact.
@@ -360,7 +466,16 @@ func (r Run) json() *jsonRun {
 		return nil
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
-	j := &jsonRun{Skipped: append([]string{}, r.Skipped...)}
+	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Policy: []jsonPolicyNote{}, Unclosed: []jsonNamed{}, Merged: []jsonMergedShard{}}
+	for _, m := range r.Merged {
+		j.Merged = append(j.Merged, jsonMergedShard(m))
+	}
+	for _, n := range r.Policy {
+		j.Policy = append(j.Policy, jsonPolicyNote{string(n.Code), n.Commit, n.File, n.Label, string(n.Off), n.Action, n.Err, n.By, n.At})
+	}
+	for _, u := range r.Unclosed {
+		j.Unclosed = append(j.Unclosed, jsonNamed(u))
+	}
 	if a := r.Affected; a != nil {
 		j.Affected = &jsonAffected{Summary: a.Summary, Skipped: []jsonNamed{}, Ignored: []jsonNamed{}}
 		for _, e := range a.Skipped {
@@ -393,7 +508,10 @@ func (r Run) json() *jsonRun {
 		j.Confirmation = &jsonRunConfirmation{c.Rows, c.Rounds, c.PromisingP}
 	}
 	if e := r.Explain; e != nil {
-		j.Explain = &jsonExplained{e.Instructions, e.Profiled, e.Allocs, e.CPU, sec(e.Elapsed), e.Kept, e.Cancelled, e.Skipped, e.Merged}
+		j.Explain = &jsonExplained{e.Instructions, e.Profiled, e.Allocs, e.CPU, sec(e.Elapsed), e.Kept, e.Cancelled, e.Skipped, e.Merged, []jsonExplainProblem{}}
+		for _, p := range e.Problems {
+			j.Explain.Problems = append(j.Explain.Problems, jsonExplainProblem{p.Bench, string(p.Step), p.Err})
+		}
 	}
 	return j
 }

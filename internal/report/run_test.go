@@ -49,6 +49,28 @@ func TestRunLines(t *testing.T) {
 	}, ex.Lines()); diff != "" {
 		t.Errorf("explain (-want +got):\n%s", diff)
 	}
+	problems := Run{
+		PGO:      []string{"cmd/x/default.pgo", "default.pgo"},
+		Unclosed: []Named{{"/home/runner/work", "owned by the sandbox user 65533"}},
+		Explain: &Explained{Problems: []ExplainProblem{
+			{Step: ExplainModule, Err: "no go.mod"},
+			{Bench: "example.com/m.O-4", Step: ExplainNotProfiled, Err: "out/explain: a symbolic link"},
+			{Bench: "example.com/m.O-4", Step: ExplainBinaries, Err: "disk full"},
+		}},
+	}
+	if diff := cmp.Diff([]string{
+		"the change edits the profile-guided optimization profile cmd/x/default.pgo, default.pgo: the compiler optimizes the two sides differently, so the comparison measures the new profile as well as the code (both sides build with -pgo=auto, each with its own profile)",
+		"not closed to the benchmarks' code, which can read it: /home/runner/work (owned by the sandbox user 65533)",
+		"explain: no go.mod",
+		"explain: example.com/m.O-4 not profiled: out/explain: a symbolic link",
+		"explain: keeping the test binaries of example.com/m.O-4: disk full",
+	}, problems.Lines()); diff != "" {
+		t.Errorf("build, sandbox and explain problems (-want +got):\n%s", diff)
+	}
+	merged := Run{Merged: []MergedShard{{"1/2", 3, true}, {"2/2", 4, false}}}.Lines()
+	if want := []string{"merged 2 shard(s): 1/2 (3 benchmarks, complete), 2/2 (4 benchmarks, incomplete)"}; !cmp.Equal(merged, want) {
+		t.Errorf("merged: %q, want %q", merged, want)
+	}
 	aff := &Affected{Summary: "1 of 3 packages affected by 1 changed file", Ignored: []Named{{"README.md", "not Go code"}}}
 	for i := range 22 {
 		aff.Skipped = append(aff.Skipped, Named{fmt.Sprintf("example.com/m/p%d", i), "not affected"})
@@ -88,12 +110,16 @@ func TestRunInReport(t *testing.T) {
 		t.Errorf("JSON notes:\n%s", js)
 	}
 	if !strings.Contains(string(js), `"run": {
+    "pgo": [],
+    "policy": [],
+    "unclosed": [],
     "shard": {
       "shard": "1/2",
       "assigned": 1,
       "all": 2
     },
-    "skipped": []
+    "skipped": [],
+    "merged": []
   }`) {
 		t.Errorf("JSON run:\n%s", js)
 	}

@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"encoding/json"
@@ -6,23 +6,12 @@ import (
 	"path/filepath"
 
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/policy"
 )
 
-// judgeFile keeps, beside a run's raw files, the rules it judged with
+// JudgeFile keeps, beside a run's raw files, the rules it judged with
 // (docs/measuring.md, "Raw files").
-const judgeFile = "judge.json"
-
-// judging is how this command judges raw files under the rules r (nil:
-// none): the policy resolved once from the flags and r.
-func (a *app) judging(r *rules) pipeline.Judge {
-	return pipeline.Judge{
-		Policy:                   a.policy(r),
-		Estimator:                a.cfg.Estimator,
-		GateMeasuredInstructions: !a.cfg.FailOnSet && (r == nil || r.file == nil || !r.file.FailOn.Set),
-	}
-}
+const JudgeFile = "judge.json"
 
 // judgeRecord is judge.json: the rules a run judged with, kept beside its
 // raw files so that `benchgate compare DIR` gives the run's verdict.
@@ -45,8 +34,8 @@ type acceptRecord struct {
 	Via     string `json:"via"`
 }
 
-// writeJudgeRecord writes judge.json into the kept directory dir.
-func writeJudgeRecord(dir string, r *rules) error {
+// writeRecord writes judge.json into the kept directory dir.
+func writeRecord(dir string, r *Rules) error {
 	rec := judgeRecord{Accepts: []acceptRecord{}, Ignored: []gate.Bench{}}
 	if r != nil {
 		if r.file != nil {
@@ -61,16 +50,17 @@ func writeJudgeRecord(dir string, r *rules) error {
 		}
 		rec.Ignored = append(rec.Ignored, r.ignored...)
 	}
-	return pipeline.WriteJSON(filepath.Join(dir, judgeFile), rec)
+	return WriteJSON(filepath.Join(dir, JudgeFile), rec)
 }
 
-// recordRules reads the rules of judge.json.
-func recordRules(path string, data []byte) (*rules, error) {
+// RecordRules reads the rules of a judge.json file (path names it in
+// errors).
+func RecordRules(path string, data []byte) (*Rules, error) {
 	var rec judgeRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
-	r := &rules{ignored: rec.Ignored}
+	r := &Rules{ignored: rec.Ignored}
 	if rec.Policy != nil {
 		p, err := policy.Parse(rec.Policy.Name, []byte(rec.Policy.Text))
 		if err != nil {

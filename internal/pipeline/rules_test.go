@@ -1,4 +1,4 @@
-package cli
+package pipeline
 
 import (
 	"os"
@@ -23,12 +23,12 @@ func TestReadPolicyNoLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rel := range []string{"sub/.benchgate.yml", ".benchgate.yml"} {
-		p, _, err := readPolicy(root, rel, rel)
+		p, _, err := ReadPolicy(root, rel, rel)
 		if err == nil || p != nil || strings.Contains(err.Error(), "hunter2") {
 			t.Errorf("%s: policy %v, error %v; want an error that quotes nothing", rel, p, err)
 		}
 	}
-	if p, _, err := readPolicy(root, "missing/.benchgate.yml", "x"); p != nil || err != nil {
+	if p, _, err := ReadPolicy(root, "missing/.benchgate.yml", "x"); p != nil || err != nil {
 		t.Errorf("missing: %v, %v", p, err)
 	}
 	// A plain file below a root that is itself reached through a link
@@ -41,7 +41,7 @@ func TestReadPolicyNoLinks(t *testing.T) {
 	if err := os.Symlink(real, via); err != nil {
 		t.Fatal(err)
 	}
-	if p, _, err := readPolicy(via, ".benchgate.yml", ".benchgate.yml"); err != nil || p == nil || p.Threshold.Value != 0.07 {
+	if p, _, err := ReadPolicy(via, ".benchgate.yml", ".benchgate.yml"); err != nil || p == nil || p.Threshold.Value != 0.07 {
 		t.Errorf("through a linked root: %v, %v", p, err)
 	}
 }
