@@ -22,6 +22,7 @@ import (
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/safefile"
 )
@@ -85,13 +86,13 @@ func (a *app) action(ctx context.Context) int {
 	case err != nil && act.Mode == "merge":
 		// The merge needs no commits; without a pull request there is
 		// just no comment.
-		fmt.Fprintf(a.env.Stderr, "benchgate: %v: no pull request to comment on\n", oneLine(err))
+		fmt.Fprintf(a.env.Stderr, "benchgate: %v: no pull request to comment on\n", pipeline.OneLine(err))
 		target = event.Target{}
 	case err != nil && act.Mode == "calibrate" && errors.Is(err, event.ErrNoBase):
 		// Calibration measures one commit: no base needed.
 		target = event.Target{Head: firstNonEmpty(cfg.Head, getenv("GITHUB_SHA"), "HEAD")}
 	case err != nil:
-		return fail(ExitUsage, "%v", oneLine(err))
+		return fail(ExitUsage, "%v", pipeline.OneLine(err))
 	default:
 		fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", target.Description)
 	}
@@ -145,7 +146,7 @@ func (a *app) action(ctx context.Context) int {
 		baseSHA, err = repo.Resolve(ctx, target.Base)
 	}
 	if err != nil {
-		return fail(ExitUsage, "base %s: %v", target.Base, oneLine(err))
+		return fail(ExitUsage, "base %s: %v", target.Base, pipeline.OneLine(err))
 	}
 	if baseSHA == headSHA {
 		return fail(ExitUsage, "base and head are the same commit %s: nothing to compare (set the base input)", gitrev.Short(baseSHA))
@@ -162,7 +163,7 @@ func (a *app) action(ctx context.Context) int {
 		j.base.Label = gitrev.Short(target.MergeCommit) + "^1"
 	}
 	if at, err := stackedPolicy(ctx, repo, target, baseSHA); err != nil {
-		return fail(ExitTool, "%v", oneLine(err))
+		return fail(ExitTool, "%v", pipeline.OneLine(err))
 	} else if at.SHA != "" {
 		j.policyAt = at
 		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", gitrev.Short(at.SHA), at.Label)
@@ -322,7 +323,7 @@ func (a *app) labelHistory(ctx context.Context, target event.Target, act *config
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(a.env.Stderr, "benchgate: who added the label %s could not be read: %v\n", act.AcceptLabel, oneLine(err))
+		fmt.Fprintf(a.env.Stderr, "benchgate: who added the label %s could not be read: %v\n", act.AcceptLabel, pipeline.OneLine(err))
 	}
 }
 
@@ -476,7 +477,7 @@ func commentNote(err error) string {
 	if errors.Is(err, github.ErrForbidden) {
 		return "could not comment on the pull request: the token is read-only (a pull request from a fork gets a read-only token); the report is in this job summary. See the README for commenting on fork pull requests."
 	}
-	return "could not comment on the pull request: " + oneLine(err)
+	return "could not comment on the pull request: " + pipeline.OneLine(err)
 }
 
 // changed reports whether the verdict has anything worth a comment.

@@ -206,13 +206,3 @@ func (a *app) publishReport(doc *report.Document, jsonOf func() ([]byte, error),
 	}
 	return nil
 }
-
-// oneLine keeps error messages to one line, as documented.
-func oneLine(err error) string {
-	s := strings.TrimSpace(err.Error())
-	lines := strings.Split(s, "\n")
-	if len(lines) <= 1 {
-		return s
-	}
-	return lines[0] + " (" + strings.Join(lines[1:min(len(lines), 4)], "; ") + ")"
-}

@@ -35,7 +35,7 @@ func (a *app) compare() int {
 	}
 	v, err := a.flags().Judge(r).Verdict(in, nil)
 	if err != nil {
-		return a.errorf(ExitUsage, "%v", oneLine(err))
+		return a.errorf(ExitUsage, "%v", pipeline.OneLine(err))
 	}
 	meta.Policy = r.Info(*v)
 	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
@@ -52,7 +52,7 @@ func (a *app) compareDir(dir string) int {
 	}
 	in, err := pipeline.ReadDir(path, dir)
 	if err != nil {
-		return a.errorf(ExitUsage, "compare: %v", oneLine(err))
+		return a.errorf(ExitUsage, "compare: %v", pipeline.OneLine(err))
 	}
 	r, err := a.fileRules()
 	if err != nil {
@@ -66,13 +66,13 @@ func (a *app) compareDir(dir string) int {
 		}
 		if data != nil {
 			if r, err = pipeline.RecordRules(filepath.Join(dir, pipeline.JudgeFile), data); err != nil {
-				return a.errorf(ExitUsage, "compare: %v", oneLine(err))
+				return a.errorf(ExitUsage, "compare: %v", pipeline.OneLine(err))
 			}
 		}
 	}
 	v, err := a.flags().Judge(r).Raw(in)
 	if err != nil {
-		return a.errorf(ExitUsage, "%v", oneLine(err))
+		return a.errorf(ExitUsage, "%v", pipeline.OneLine(err))
 	}
 	meta := report.Meta{RawDir: dir, BaseRef: in.Screen[0].Name, HeadRef: in.Screen[1].Name}
 	meta.Policy = r.Info(*v)

@@ -11,6 +11,7 @@ import (
 	"github.com/benchgate/benchgate/internal/export"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/ledger"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 )
 
@@ -113,7 +114,7 @@ func (a *app) since(ctx context.Context, entries []ledger.Entry) ([]ledger.Entry
 	}
 	sha, err := repo.Resolve(ctx, s)
 	if err != nil {
-		return nil, fmt.Errorf("--since %s: %v", s, oneLine(err))
+		return nil, fmt.Errorf("--since %s: %v", s, pipeline.OneLine(err))
 	}
 	if out, ok := ledger.Since(entries, sha); ok {
 		return out, nil

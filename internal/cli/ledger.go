@@ -13,6 +13,7 @@ import (
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/ledger"
 	"github.com/benchgate/benchgate/internal/machine"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/safefile"
 )
@@ -63,7 +64,7 @@ func (a *app) readLedger() ([]ledger.Entry, error) {
 	defer f.Close()
 	entries, err := ledger.Read(f, a.cfg.Ledger)
 	if err != nil {
-		return nil, fmt.Errorf("--ledger %v", oneLine(err))
+		return nil, fmt.Errorf("--ledger %v", pipeline.OneLine(err))
 	}
 	return entries, nil
 }
@@ -158,7 +159,7 @@ func (a *app) commitOf(sha string) ledger.Commit {
 		c.Time, c.Subject, err = repo.Info(ctx, sha)
 	}
 	if err != nil {
-		fmt.Fprintf(a.env.Stderr, "benchgate: warning: ledger: commit %s: %v\n", gitrev.Short(sha), oneLine(err))
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: ledger: commit %s: %v\n", gitrev.Short(sha), pipeline.OneLine(err))
 	}
 	return c
 }

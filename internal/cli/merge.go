@@ -42,7 +42,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 			return a.failf(ExitUsage, "merge: %s has no %s: not the --out directory of `benchgate run --shard`", dir, shard.FileName)
 		}
 		if err != nil {
-			return a.failf(ExitUsage, "merge: %s: %v", dir, oneLine(err))
+			return a.failf(ExitUsage, "merge: %s: %v", dir, pipeline.OneLine(err))
 		}
 		manifests = append(manifests, sd.Manifest)
 		for i := range 2 {
@@ -68,7 +68,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 		}
 		cf, err := pipeline.ReadFailures(dir, dir, pipeline.ConfirmFailuresFile)
 		if err != nil {
-			return a.failf(ExitUsage, "merge: %v", oneLine(err))
+			return a.failf(ExitUsage, "merge: %v", pipeline.OneLine(err))
 		}
 		confirmFailures = append(confirmFailures, cf...)
 		if sd.Failures != nil {
@@ -93,12 +93,12 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	if confirm[0].Len() > 0 || confirm[1].Len() > 0 {
 		err := in.WithConfirm([2]pipeline.File{{Name: "merged confirm-base.txt", Data: confirm[0].Bytes()}, {Name: "merged confirm-head.txt", Data: confirm[1].Bytes()}}, confirmFailures)
 		if err != nil {
-			return a.failf(ExitUsage, "merge: %v", oneLine(err))
+			return a.failf(ExitUsage, "merge: %v", pipeline.OneLine(err))
 		}
 	}
 	vp, err := a.flags().Judge(rl).Raw(in)
 	if err != nil {
-		return a.failf(ExitUsage, "merge: %v", oneLine(err))
+		return a.failf(ExitUsage, "merge: %v", pipeline.OneLine(err))
 	}
 	v := *vp
 	meta := report.Meta{Policy: rl.Info(v)}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
 )
 
 // run measures base against head in the repository around dir (the
@@ -47,12 +48,12 @@ func (a *app) openRepo(ctx context.Context, dir, where string, refs ...flagRef) 
 	}
 	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s%s is not in a git repository: %v", where, dir, oneLine(err))
+		return nil, nil, fmt.Errorf("%s%s is not in a git repository: %v", where, dir, pipeline.OneLine(err))
 	}
 	shas := make([]string, len(refs))
 	for i, r := range refs {
 		if shas[i], err = repo.Resolve(ctx, r.ref); err != nil {
-			return nil, nil, fmt.Errorf("%s %s: %v", r.flag, r.ref, oneLine(err))
+			return nil, nil, fmt.Errorf("%s %s: %v", r.flag, r.ref, pipeline.OneLine(err))
 		}
 	}
 	return repo, shas, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
 )
@@ -104,7 +105,7 @@ func (t trust) checkPullRequest(ctx context.Context, c *github.Commenter, owner,
 	case errors.As(err, &apiErr) && apiErr.Status == http.StatusNotFound:
 		return fmt.Errorf("pr-number %d is not a pull request of %s/%s", number, owner, repo)
 	case err != nil:
-		return fmt.Errorf("could not check pull request #%d (the pr-number input) against the workflow_run event: %s", number, oneLine(err))
+		return fmt.Errorf("could not check pull request #%d (the pr-number input) against the workflow_run event: %s", number, pipeline.OneLine(err))
 	}
 	sameSHA := strings.EqualFold(pr.HeadSHA, run.HeadSHA)
 	sameRepo := pr.HeadRepo != "" && strings.EqualFold(pr.HeadRepo, run.HeadRepo)
