@@ -232,7 +232,7 @@ func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]stri
 				return w
 			}
 		}
-		w.Command = "go tool pprof -top -nodefraction=0 -diff_base " + shellQuote(files[0]) + " " + shellQuote(files[1])
+		w.Command = "go tool pprof -top -nodefraction=0 -diff_base " + report.ShellQuote(files[0]) + " " + report.ShellQuote(files[1])
 	}
 	return w
 }
@@ -416,7 +416,7 @@ func (ex explainer) cpu(ctx context.Context, r gate.Result) report.Why {
 	w.Base, w.Head = f.Total[0], f.Total[1]
 	w.Ops, w.Runs = f.Ops, cpuRuns
 	if files, kept := ex.write(dir, in); kept {
-		w.Command = ex.command("-top -nodefraction=0 -hide="+shellQuote(explain.CPUHide), files)
+		w.Command = ex.command("-top -nodefraction=0 -hide="+report.ShellQuote(explain.CPUHide), files)
 	}
 	return w
 }
@@ -443,7 +443,7 @@ func (ex explainer) write(dir string, in [2]explain.Input) ([2]string, bool) {
 // kept profiles, head's with its binary (which pprof takes before the
 // profile): every node, also those under pprof's default cut.
 func (ex explainer) command(flags string, files [2]string) string {
-	return "go tool pprof " + flags + " -diff_base " + shellQuote(files[0]) + " " + shellQuote(filepath.Join(ex.dir, "head.test")) + " " + shellQuote(files[1])
+	return "go tool pprof " + flags + " -diff_base " + report.ShellQuote(files[0]) + " " + report.ShellQuote(filepath.Join(ex.dir, "head.test")) + " " + report.ShellQuote(files[1])
 }
 
 // rowCenters returns the medians of base and head of the row of unit for
@@ -487,12 +487,4 @@ func sideName(i int) string {
 		return "base"
 	}
 	return "head"
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=+-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

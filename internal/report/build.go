@@ -903,14 +903,14 @@ func reproduce(m Meta) Paragraph {
 	if d := m.RawDir; d != "" {
 		base, head := path.Join(d, "base.txt"), path.Join(d, "head.txt")
 		return Paragraph{Spans: []Span{
-			txt("Reproduce the verdict: "), codeText("benchgate compare " + shellQuote(d)),
-			txt("; benchstat's numbers: "), codeText("benchstat -ignore round " + shellQuote(base) + " " + shellQuote(head)),
+			txt("Reproduce the verdict: "), codeText("benchgate compare " + ShellQuote(d)),
+			txt("; benchstat's numbers: "), codeText("benchstat -ignore round " + ShellQuote(base) + " " + ShellQuote(head)),
 		}}
 	}
 	base, head := rawFiles(m)
 	return Paragraph{Spans: []Span{
-		txt("Reproduce the numbers: "), codeText("benchgate compare " + shellQuote(base) + " " + shellQuote(head)),
-		txt("; benchstat's (base, head, benchstat): "), codeText("benchstat -ignore round " + shellQuote(base) + " " + shellQuote(head)),
+		txt("Reproduce the numbers: "), codeText("benchgate compare " + ShellQuote(base) + " " + ShellQuote(head)),
+		txt("; benchstat's (base, head, benchstat): "), codeText("benchstat -ignore round " + ShellQuote(base) + " " + ShellQuote(head)),
 	}}
 }
 
@@ -932,7 +932,8 @@ func rawFiles(m Meta) (string, string) {
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=+-]+$`)
 
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
 	if shellSafe.MatchString(s) {
 		return s
 	}

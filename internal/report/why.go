@@ -182,9 +182,9 @@ func rowCommand(r gate.Result, m Meta) string {
 		if r.Package != "" {
 			f = "pkg:" + r.Package + " " + f
 		}
-		cmd += "-filter " + shellQuote(f) + " "
+		cmd += "-filter " + ShellQuote(f) + " "
 	}
-	return cmd + shellQuote(base) + " " + shellQuote(head)
+	return cmd + ShellQuote(base) + " " + ShellQuote(head)
 }
 
 // whyDetail is the collapsed "why" of a row.
