@@ -26,6 +26,11 @@ const (
 	// a side and whose ranges overlap (status unstable); Base and Head
 	// are the ranges, BaseN and HeadN the values compared.
 	ReasonVaries ReasonCode = "varies"
+	// ReasonBackground: an allocation row whose values vary between rounds
+	// but, both sides together, by at most one allocation or byte per op
+	// (status unchanged, no warning); Base and Head are the ranges,
+	// BaseN and HeadN the values compared.
+	ReasonBackground ReasonCode = "background"
 	// ReasonSeparated: an allocation row whose values vary between rounds
 	// but every head value lies above every base value (a regression) or
 	// below (an improvement); Base and Head are the ranges of the rounds'

@@ -51,7 +51,10 @@ const (
 	Time   Kind = "time"   // sec/op
 	Allocs Kind = "allocs" // allocs/op
 	Bytes  Kind = "bytes"  // B/op
-	Other  Kind = "other"  // B/s, custom units
+	// Other is every other unit, a custom metric (B/s from b.SetBytes,
+	// b.ReportMetric's units): judged with its direction (see "Custom
+	// metrics" in docs/deciding.md); --fail-on's word is "metrics".
+	Other Kind = "other"
 )
 
 // KindOf returns the kind of a tidied benchfmt unit.
@@ -95,8 +98,8 @@ type Policy struct {
 	Threshold float64
 	// Alpha is the significance level: adjusted p < Alpha is significant.
 	Alpha float64
-	// FailOn lists the kinds whose regressions fail the gate. Other is
-	// never gated, whatever FailOn says.
+	// FailOn lists the kinds whose regressions fail the gate (Other:
+	// custom metrics, --fail-on metrics).
 	FailOn map[Kind]bool
 	// FailOnFailure makes a head-side benchmark failure fail the gate.
 	FailOnFailure bool
@@ -161,14 +164,14 @@ type Policy struct {
 }
 
 // DefaultPolicy returns the default policy: a 5% threshold at α = 0.01
-// with Holm's correction; time, allocs/op and B/op regressions and
-// head-side failures fail the gate; new, removed and inconclusive
-// benchmarks do not.
+// with Holm's correction; time, allocs/op, B/op and custom-metric
+// regressions and head-side failures fail the gate; new, removed and
+// inconclusive benchmarks do not.
 func DefaultPolicy() Policy {
 	return Policy{
 		Threshold:            0.05,
 		Alpha:                0.01,
-		FailOn:               map[Kind]bool{Time: true, Allocs: true, Bytes: true},
+		FailOn:               map[Kind]bool{Time: true, Allocs: true, Bytes: true, Other: true},
 		FailOnFailure:        true,
 		Correction:           Holm,
 		InstructionThreshold: 0.01,
@@ -292,6 +295,16 @@ type Result struct {
 	Accepted *Acceptance
 }
 
+// Direction is the row's direction: "higher" when higher values are
+// better (a custom metric that is a rate, or that the policy file says
+// so of), else "lower".
+func (r Result) Direction() string {
+	if r.Kind == Other && r.Better > 0 {
+		return policy.Higher
+	}
+	return policy.Lower
+}
+
 // Fails reports whether the row fails the gate.
 func (r Result) Fails() bool {
 	return r.Gated && (r.Status == Regression || r.Status == Failed || r.Status == Removed || r.Status == Inconclusive)
@@ -396,7 +409,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 			}
 		}
 	}
-	var family []int
+	var family, metrics []int
 	for _, c := range cmps {
 		rp, rule := p.row(c.Package, c.Name)
 		ref := p.ruleRef(rule)
@@ -422,6 +435,9 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		}
 		r := judge(c, rp, w)
 		r.Rule = ref
+		if r.Kind == Other && r.Status == "" {
+			metrics = append(metrics, len(v.Results))
+		}
 		if r.Status == Removed && rule.Required {
 			r.Gated = true
 		}
@@ -445,6 +461,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		v.Results = append(v.Results, ignoredRow(c, p.ruleRef(rule)))
 	}
 	judgeTime(&v, family, p, w)
+	judgeMetrics(&v, metrics, p)
 	v.Family = len(family)
 	v.Scaling = judgeScaling(v.Results, p)
 	v.Warnings = append(w.list(p), scalingWarnings(v.Scaling, p)...)
@@ -457,7 +474,10 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 
 func judge(c stats.Comparison, p Policy, w *warnings) Result {
 	r := Result{Comparison: c, Kind: KindOf(c.Unit), Delta: c.Delta}
-	gatedKind := r.Kind != Other && p.FailOn[r.Kind]
+	gatedKind := p.FailOn[r.Kind]
+	if r.Kind == Other {
+		r.Better = p.direction(c.Unit, c.Better)
+	}
 	switch {
 	case c.Base == nil && c.Head == nil:
 		r.Status, r.Reason = Unchanged, Reason{Code: ReasonNoSamples}
@@ -478,8 +498,8 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 		// Judged with the rest of the family in judgeTime.
 		r.Gated = gatedKind
 	default:
-		r.P = c.P
-		judgeSignificance(&r, p, 0, "")
+		judgeMetric(&r, p)
+		r.Gated = gatedKind && r.Status != Ignored
 	}
 	return r
 }
@@ -487,7 +507,9 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 // judgeExact applies the allocation rule (see "Rules"): constant sides
 // are compared exactly; varying sides whose ranges are separated are a
 // regression or an improvement when so clean a separation could not
-// happen by chance (below); overlapping ranges are unstable.
+// happen by chance (below); overlapping ranges within one unit of each
+// other are background (unchanged, [background]); other overlapping
+// ranges are unstable.
 //
 // The values compared are the rounds' values (each round's runs reduced
 // by their median: short runs at a small b.N jitter more, and one odd run
@@ -529,10 +551,22 @@ func judgeExact(r *Result, p Policy, w *warnings) {
 		r.Status, r.Reason.Code = Regression, ReasonSeparated
 	case hr.Max < br.Min && chance < p.Alpha:
 		r.Status, r.Reason.Code = Improvement, ReasonSeparated
+	case background(br, hr, medianOf(bv), medianOf(hv)):
+		r.Status, r.Reason.Code = Unchanged, ReasonBackground
 	default:
 		r.Status, r.Reason.Code = Unstable, ReasonVaries
 		w.unstable[r.Unit] = append(w.unstable[r.Unit], Bench{r.Package, r.Name})
 	}
+}
+
+// background reports whether an allocation row's overlapping values,
+// both sides together, lie within one allocation or one byte per op of
+// each other (max − min ≤ 1) with medians less than one apart: a runtime
+// allocation that a short run caught (16 bytes over b.N = 10 is 1 B/op,
+// over b.N = 1000 it is 0), not a change of the code, which would be
+// constant or separated, or move the typical round by a whole unit.
+func background(b, h Range, bm, hm float64) bool {
+	return max(b.Max, h.Max)-min(b.Min, h.Min) <= 1 && math.Abs(hm-bm) < 1
 }
 
 // allowed makes an allocation row whose increase the policy accepts
@@ -934,7 +968,7 @@ func judgeSignificance(r *Result, p Policy, looks int, correction Correction) {
 	sig := pv < p.Alpha
 	dir := c.Better
 	if r.Kind == Other {
-		rs.Better = dir
+		rs.Better = max(dir, 0)
 	}
 	if dir == 0 {
 		dir = -1

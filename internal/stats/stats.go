@@ -286,9 +286,10 @@ type Comparison struct {
 	// unknown. It comes from "Unit ... better=" metadata, then benchfmt's
 	// built-in defaults, then the rule that a unit ending in "/s" is a rate.
 	Better int
-	// Paired is the paired analysis of a sec/op series measured in rounds
-	// (see the package documentation); nil for other units and without
-	// rounds present on both sides.
+	// Paired is the paired analysis of a sec/op or custom-metric ([Custom])
+	// series measured in rounds (see the package documentation); nil for
+	// other units, without rounds present on both sides, and for a
+	// custom metric with a value ≤ 0 in a round.
 	Paired *Paired
 	// Estimator is the reduction of each round's runs (Set.Estimator;
 	// never empty).
@@ -374,14 +375,31 @@ func compareKey(s *Set, k Key, confidence, alpha float64, th *benchmath.Threshol
 		d := c.Head.Center/c.Base.Center - 1
 		c.Delta = &d
 	}
-	if k.Unit == "sec/op" {
+	switch {
+	case k.Unit == "sec/op":
 		var warn string
 		c.Paired, warn = pairedRounds(c.BaseRounds, c.HeadRounds, est, confidence, alpha)
 		if warn != "" {
 			c.Warnings = append(c.Warnings, warn)
 		}
+	case Custom(k.Unit):
+		// A metric ≤ 0 in a round has no log-ratio: it is judged by the
+		// U test instead, which needs no word here.
+		c.Paired, _ = pairedRounds(c.BaseRounds, c.HeadRounds, est, confidence, alpha)
 	}
 	return c
+}
+
+// Custom reports whether unit is a custom metric: not time/op,
+// allocations, bytes per op or instructions (B/s from b.SetBytes and
+// b.ReportMetric's units are). Custom metrics measured in rounds get a
+// paired analysis too.
+func Custom(unit string) bool {
+	switch unit {
+	case "sec/op", "allocs/op", "B/op", "instructions/op":
+		return false
+	}
+	return true
 }
 
 func better(units benchfmt.UnitMetadataMap, unit string) int {
