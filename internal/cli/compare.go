@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -21,12 +22,15 @@ func (a *app) compare() int {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(a.env.Dir, path)
 		}
-		f, err := os.Open(path)
+		data, err := os.ReadFile(path)
 		if err != nil {
 			return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, errors.Unwrap(err))
 		}
-		defer f.Close()
-		in[i] = stats.Input{Name: name, R: f}
+		f, lines, err := pipeline.Decode(pipeline.File{Name: name, Data: data})
+		if err != nil {
+			return a.errorf(ExitUsage, "compare: %v", err)
+		}
+		in[i] = stats.Input{Name: name, R: bytes.NewReader(f.Data), Lines: lines}
 	}
 	meta := report.Meta{RawBase: a.cfg.Files[0], RawHead: a.cfg.Files[1], BaseRef: a.cfg.Files[0], HeadRef: a.cfg.Files[1]}
 	r, err := a.fileRules()

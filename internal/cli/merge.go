@@ -48,7 +48,11 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 			// Each shard's part is checked on its own first, so that
 			// errors name the shard's file and line.
 			if sd.Raw[i] != nil {
-				raw[i].Write(sd.Raw[i])
+				f, _, err := pipeline.Decode(pipeline.File{Name: filepath.Join(dir, []string{shard.BaseFile, shard.HeadFile}[i]), Data: sd.Raw[i]})
+				if err != nil {
+					return a.failf(ExitUsage, "merge: %v", err)
+				}
+				raw[i].Write(f.Data)
 				raw[i].WriteByte('\n')
 			}
 			// A shard that confirmed its time regressions (a 1/1 shard:

@@ -27,6 +27,21 @@ import (
 type Input struct {
 	Name string
 	R    io.Reader
+	// Lines maps R's lines to the lines of the file Name names, for
+	// errors: line i of R is line Lines[i-1] of the file (text converted
+	// from go test -json, benchout.FromJSON); nil when R is the file.
+	Lines []int
+}
+
+// line maps line n of in's reader to the file's line.
+func (in Input) line(n int) int {
+	if in.Lines == nil || n < 1 {
+		return n
+	}
+	if n > len(in.Lines) {
+		return in.Lines[len(in.Lines)-1]
+	}
+	return in.Lines[n-1]
 }
 
 // Obs is one observation: a value of one unit from one benchmark result line.
@@ -113,7 +128,7 @@ func Load(base, head Input) (*Set, error) {
 		for r.Scan() {
 			switch rec := r.Result().(type) {
 			case *benchfmt.Result:
-				round, err := roundOf(rec)
+				round, err := roundOf(rec, side.in)
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -121,7 +136,7 @@ func Load(base, head Input) (*Set, error) {
 				results++
 				if !looksSeen {
 					looksSeen = true
-					if looks, err = looksOf(rec); err != nil {
+					if looks, err = looksOf(rec, side.in); err != nil {
 						errs = append(errs, err)
 						continue
 					}
@@ -129,7 +144,7 @@ func Load(base, head Input) (*Set, error) {
 				for _, v := range rec.Values {
 					if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
 						file, line := rec.Pos()
-						s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: %s: ignoring non-finite value %v %s", file, line, rec.Name, v.Value, v.Unit))
+						s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: %s: ignoring non-finite value %v %s", file, side.in.line(line), rec.Name, v.Value, v.Unit))
 						continue
 					}
 					k := Key{Package: rec.GetConfig("pkg"), Name: rec.Name.String(), Unit: v.Unit}
@@ -140,7 +155,9 @@ func Load(base, head Input) (*Set, error) {
 					side.obs[k] = append(side.obs[k], Obs{Value: v.Value, Round: round, Iters: rec.Iters})
 				}
 			case *benchfmt.SyntaxError:
-				errs = append(errs, rec)
+				e := *rec
+				e.Line = side.in.line(e.Line)
+				errs = append(errs, &e)
 			default:
 				// Unit metadata is accumulated by the Reader; other
 				// record types may be added to benchfmt in the future.
@@ -168,7 +185,7 @@ func Load(base, head Input) (*Set, error) {
 
 // looksOf returns the "looks" configuration value of res: ascending
 // round numbers separated by commas, or nil without one.
-func looksOf(res *benchfmt.Result) ([]int, error) {
+func looksOf(res *benchfmt.Result, in Input) ([]int, error) {
 	v := res.GetConfig("looks")
 	if v == "" {
 		return nil, nil
@@ -178,6 +195,7 @@ func looksOf(res *benchfmt.Result) ([]int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || (len(looks) > 0 && n <= looks[len(looks)-1]) {
 			file, line := res.Pos()
+			line = in.line(line)
 			return nil, fmt.Errorf("%s:%d: looks %q: want ascending round numbers such as 5,10,20", file, line, v)
 		}
 		looks = append(looks, n)
@@ -186,7 +204,7 @@ func looksOf(res *benchfmt.Result) ([]int, error) {
 }
 
 // roundOf returns the "round" configuration value of res, or -1.
-func roundOf(res *benchfmt.Result) (int, error) {
+func roundOf(res *benchfmt.Result, in Input) (int, error) {
 	v := res.GetConfig("round")
 	if v == "" {
 		return -1, nil
@@ -194,6 +212,7 @@ func roundOf(res *benchfmt.Result) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
 		file, line := res.Pos()
+		line = in.line(line)
 		return 0, fmt.Errorf("%s:%d: round %q is not a non-negative integer", file, line, v)
 	}
 	return n, nil
