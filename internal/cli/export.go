@@ -9,8 +9,9 @@ import (
 )
 
 // exports writes head's figures to the --export files, for the history
-// services that keep them (Bencher, github-action-benchmark). Rows without
-// head's figures (removed, failed) are left out.
+// services that keep them (Bencher, github-action-benchmark), each with
+// its direction. Rows without head's figures (removed, failed, ignored)
+// are left out.
 func (a *app) exports(v gate.Verdict) []error {
 	if len(a.cfg.Exports) == 0 {
 		return nil
@@ -22,7 +23,7 @@ func (a *app) exports(v gate.Verdict) []error {
 			continue
 		}
 		m := export.Metric{
-			Package: r.Package, Name: r.Name, Unit: r.Unit, Value: h.Center,
+			Package: r.Package, Name: r.Name, Unit: r.Unit, Value: h.Center, Higher: r.Direction() == "higher",
 			Low: h.Low, High: h.High, Confidence: h.Confidence, Samples: h.N,
 		}
 		m.HasInterval = !math.IsInf(h.Low, 0) && !math.IsInf(h.High, 0) && h.Low <= h.Center && h.Center <= h.High

@@ -173,7 +173,7 @@ var Settings = []Setting{
 		Help: "write the JSON report to FILE",
 		set:  func(c *Config, s string) error { c.JSON = s; return nil }},
 	{Flag: "export", Arg: "FORMAT=FILE", Commands: judging, Input: "export",
-		Help:      "write head's figures for a history service: bencher (Bencher Metric Format) or gab (github-action-benchmark's customSmallerIsBetter); one FORMAT=FILE a flag or a line",
+		Help:      "write head's figures for a history service: bencher (Bencher Metric Format), gab (github-action-benchmark's customSmallerIsBetter) or gab-bigger (its customBiggerIsBetter: rates such as B/s); one FORMAT=FILE a flag or a line",
 		InputNote: "FILE is relative to the workspace.",
 		set:       exportSetter},
 	{Flag: "markdown", Arg: "FILE", Commands: reporting,
