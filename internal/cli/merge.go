@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/machine"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
@@ -32,6 +33,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	var raw, confirm [2]bytes.Buffer
 	var failures, confirmFailures []gate.Failure
 	var whys []report.Why
+	var machines []shardMachine
 	for _, dir := range dirs {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(a.env.Dir, dir)
@@ -51,6 +53,9 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 				f, _, err := pipeline.Decode(pipeline.File{Name: filepath.Join(dir, []string{shard.BaseFile, shard.HeadFile}[i]), Data: sd.Raw[i]})
 				if err != nil {
 					return a.failf(ExitUsage, "merge: %v", err)
+				}
+				if m, ok := machine.Read(f.Data); ok && i == 0 {
+					machines = append(machines, shardMachine{sd.Manifest.Shard.String(), m})
 				}
 				raw[i].Write(f.Data)
 				raw[i].WriteByte('\n')
@@ -113,6 +118,12 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 		a.noteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo})
 	}
 	meta.Notes = append(meta.Notes, fmt.Sprintf("merged %d shard(s): %s", len(manifests), shardList(manifests)))
+	if len(machines) > 0 {
+		meta.Run.Machine = &machines[0].info
+	}
+	if w := machinesDiffer(machines); w != "" {
+		meta.Warnings = append(meta.Warnings, w)
+	}
 	if meta.Explain = mergedExplain(v, whys); len(meta.Explain) > 0 {
 		meta.Run.Explain = &report.Explained{Merged: len(meta.Explain)}
 	}
@@ -173,4 +184,33 @@ func shardList(ms []shard.Manifest) string {
 		parts = append(parts, fmt.Sprintf("%s (%d benchmarks, %s)", m.Shard, len(m.Assigned), state))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// shardMachine is the machine a shard's raw files record.
+type shardMachine struct {
+	shard string
+	info  machine.Info
+}
+
+// machinesDiffer warns when the shards ran on different kinds of machine
+// (machine.Same: CPU model, cores, architecture level): each shard's
+// rows compare base with head on one machine, but the suite's figures,
+// its noise and any history fed from them mix machines. "" when they
+// agree.
+func machinesDiffer(ms []shardMachine) string {
+	for _, m := range ms[min(1, len(ms)):] {
+		if !machine.Same(ms[0].info, m.info) {
+			var kinds []string
+			seen := map[string]bool{}
+			for _, x := range ms {
+				k := "shard " + x.shard + ": " + x.info.String()
+				if !seen[x.info.String()] {
+					seen[x.info.String()] = true
+					kinds = append(kinds, k)
+				}
+			}
+			return "shards: the shards ran on different machines (" + strings.Join(kinds, "; ") + "): each benchmark compares base with head on one machine, but times across benchmarks, and any history fed from this run, mix them"
+		}
+	}
+	return ""
 }

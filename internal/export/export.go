@@ -47,6 +47,10 @@ type Metric struct {
 	Confidence float64
 	// Samples is the number of head's samples; 0 if unknown.
 	Samples int
+	// Machine describes the computer measured (machine.Info.String);
+	// "" if unknown. gab's extra names it; BMF has no place for it (give
+	// bencher run a --testbed per machine, docs/history.md).
+	Machine string
 }
 
 // Format is an export format.
@@ -138,6 +142,7 @@ type point struct {
 	interval    bool
 	confidence  float64
 	samples     int
+	machine     string
 }
 
 // round keeps 12 significant digits, so that unit conversion leaves no
@@ -176,7 +181,7 @@ func points(metrics []Metric) ([]point, error) {
 		if !finite(m.Value) {
 			return nil, fmt.Errorf("export: %s %s: value %v is not a finite number", key(m.Package, name), m.Unit, m.Value)
 		}
-		p := point{kind: k, value: round(m.Value * k.scale), confidence: m.Confidence, samples: m.Samples}
+		p := point{kind: k, value: round(m.Value * k.scale), confidence: m.Confidence, samples: m.Samples, machine: m.Machine}
 		if base != name {
 			p.procs = name[len(base)+1:]
 		}
@@ -299,6 +304,9 @@ func encodeGAB(metrics []Metric, higher bool) ([]byte, error) {
 		}
 		if p.procs != "" {
 			extra = append(extra, "GOMAXPROCS "+p.procs)
+		}
+		if p.machine != "" {
+			extra = append(extra, "machine: "+p.machine)
 		}
 		e.Extra = strings.Join(extra, "\n")
 		entries = append(entries, e)

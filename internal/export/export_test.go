@@ -194,7 +194,7 @@ var goldenMetrics = []Metric{
 	{Package: "example.com/m/codec", Name: "Encode/size=1k", Unit: "instructions/op", Value: 10500, Low: 10490, High: 10512, HasInterval: true, Samples: 3},
 	{Package: "example.com/m/parse", Name: "BenchmarkParse-4", Unit: "sec/op", Value: 5e-8, Samples: 4},
 	{Package: "example.com/m/parse", Name: "Parse", Unit: "sec/op", Value: 4.5e-8, Low: 4.4e-8, High: 4.7e-8, HasInterval: true, Confidence: 0.95, Samples: 10},
-	{Name: "Plain-2", Unit: "ns/op", Value: 88, Low: 87.42, High: 88.88, HasInterval: true},
+	{Name: "Plain-2", Unit: "ns/op", Value: 88, Low: 87.42, High: 88.88, HasInterval: true, Machine: "AMD EPYC 7B13, 2 cores, linux/amd64 v1"},
 }
 
 func TestGolden(t *testing.T) {

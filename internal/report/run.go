@@ -6,12 +6,17 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/machine"
 )
 
 // Run is what a run learned while it measured, as facts: figures, no
 // words. The report words them in "How the run was made", as it words the
 // gate's reasons; the zero Run says nothing.
 type Run struct {
+	// Machine is the computer the benchmarks ran on (machine.Here for a
+	// run; for compare and merge what the raw files record); nil when
+	// unknown.
+	Machine *machine.Info
 	// Affected is the --packages affected selection; nil without one.
 	Affected *Affected
 	// CountAdvice warns that --count cannot reach alpha (gate.CountAdvice).
@@ -133,6 +138,11 @@ func (r Run) Lines() []string {
 func (r Run) items() [][]Span {
 	var out [][]Span
 	add := func(s string) { out = append(out, []Span{txt(s)}) }
+	if m := r.Machine; m != nil && m.String() != "" {
+		// The CPU model and kernel come from the machine, which the
+		// change's code may have shaped (a self-hosted runner): a name.
+		out = append(out, []Span{txt("machine: "), nameSpan(m.String())})
+	}
 	if a := r.Affected; a != nil {
 		out = append(out, []Span{txt("packages affected by the change: "), prose(a.Summary)})
 		for i, e := range a.Skipped {
@@ -267,6 +277,7 @@ func timingText(t Timing) string {
 // jsonRun is the run's facts in the JSON report (docs/json-schema.md,
 // "run"); durations in seconds.
 type jsonRun struct {
+	Machine      *machine.Info        `json:"machine,omitempty"`
 	Affected     *jsonAffected        `json:"affected,omitempty"`
 	Adaptive     *jsonAdaptive        `json:"adaptive,omitempty"`
 	Lane         *jsonLane            `json:"instruction_lane,omitempty"`
@@ -359,7 +370,7 @@ func (r Run) json() *jsonRun {
 		return nil
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
-	j := &jsonRun{Skipped: append([]string{}, r.Skipped...)}
+	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), Machine: r.Machine}
 	if a := r.Affected; a != nil {
 		j.Affected = &jsonAffected{Summary: a.Summary, Skipped: []jsonNamed{}, Ignored: []jsonNamed{}}
 		for _, e := range a.Skipped {
