@@ -121,3 +121,25 @@ func TestAllocationRule(t *testing.T) {
 		}
 	}
 }
+
+// allocs/op within one is background only when the benchmark's bytes are
+// too: 0–1 allocs/op with 0–64 B/op is an allocation some runs make.
+func TestAllocsBackgroundNeedsBytes(t *testing.T) {
+	allocs := []float64{0, 1, 0, 1, 0, 1, 0, 1, 0, 1}
+	for _, tt := range []struct {
+		name  string
+		bytes []float64
+		want  Status
+	}{
+		{"bytes 0–1", []float64{0, 1, 0, 0, 0, 0, 1, 0, 0, 0}, Unchanged},
+		{"bytes 0–64", []float64{0, 64, 0, 64, 0, 64, 0, 64, 0, 64}, Unstable},
+	} {
+		v := Judge([]stats.Comparison{
+			measured("p", "X", "allocs/op", allocs, allocs),
+			measured("p", "X", "B/op", tt.bytes, tt.bytes),
+		}, nil, DefaultPolicy())
+		if r := v.Results[0]; r.Status != tt.want {
+			t.Errorf("%s: allocs/op %s (%s), want %s", tt.name, r.Status, r.Reason.Code, tt.want)
+		}
+	}
+}

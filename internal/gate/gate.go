@@ -401,6 +401,10 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		if c.Unit == "allocs/op" {
 			allocs[benchKey{c.Package, c.Name}] = c
 		}
+		if c.Unit == "B/op" && c.Base != nil && c.Head != nil {
+			bv, hv := allocValues(c.BaseRounds, c.Base), allocValues(c.HeadRounds, c.Head)
+			w.bytesMoved[benchKey{c.Package, c.Name}] = !background(rangeOfValues(bv), rangeOfValues(hv), medianOf(bv), medianOf(hv))
+		}
 	}
 	for _, c := range cmps {
 		if k := KindOf(c.Unit); (k == Allocs || k == Bytes) && c.Base != nil && c.Head != nil && !(c.Base.Constant && c.Head.Constant) {
@@ -551,7 +555,7 @@ func judgeExact(r *Result, p Policy, w *warnings) {
 		r.Status, r.Reason.Code = Regression, ReasonSeparated
 	case hr.Max < br.Min && chance < p.Alpha:
 		r.Status, r.Reason.Code = Improvement, ReasonSeparated
-	case background(br, hr, medianOf(bv), medianOf(hv)):
+	case background(br, hr, medianOf(bv), medianOf(hv)) && !(r.Kind == Allocs && w.bytesMoved[benchKey{r.Package, r.Name}]):
 		r.Status, r.Reason.Code = Unchanged, ReasonBackground
 	default:
 		r.Status, r.Reason.Code = Unstable, ReasonVaries
@@ -564,7 +568,9 @@ func judgeExact(r *Result, p Policy, w *warnings) {
 // each other (max − min ≤ 1) with medians less than one apart: a runtime
 // allocation that a short run caught (16 bytes over b.N = 10 is 1 B/op,
 // over b.N = 1000 it is 0), not a change of the code, which would be
-// constant or separated, or move the typical round by a whole unit.
+// constant or separated, or move the typical round by a whole unit. An
+// allocs/op row whose benchmark's B/op moves by more (0–1 allocs/op with
+// 0–64 B/op: a whole allocation some runs make) is not background.
 func background(b, h Range, bm, hm float64) bool {
 	return max(b.Max, h.Max)-min(b.Min, h.Min) <= 1 && math.Abs(hm-bm) < 1
 }
@@ -1052,6 +1058,9 @@ type warnings struct {
 	iters            map[string][]Bench // allocation rows compared at different b.N, by unit
 	family, minCount int
 	varyingAllocs    int // allocation rows whose values vary on a side
+	// bytesMoved: the benchmark's B/op values are not background (they
+	// move by more than one byte), so its allocs/op row cannot be.
+	bytesMoved map[benchKey]bool
 }
 
 func newWarnings() *warnings {
@@ -1061,6 +1070,7 @@ func newWarnings() *warnings {
 		suspect:      map[string][]Bench{},
 		unstable:     map[string][]Bench{},
 		iters:        map[string][]Bench{},
+		bytesMoved:   map[benchKey]bool{},
 	}
 }
 
