@@ -7,8 +7,10 @@
 // time/op rows are judged by a test and a minimum change, with a suite-wide
 // correction, sequential looks ([PlanAdaptive]) and a pooled confirmation
 // ([Promising], [Confirm]); allocs/op and B/op nearly exactly (constant, or
-// separated per-round ranges); instructions/op by its own threshold with
-// separated repeats. The rules, and the simulations that hold them to α,
+// separated per-round ranges; within one unit, background); custom metrics
+// (B/s, b.ReportMetric units) in their direction, exactly when constant,
+// else like time in a family of their own (metrics.go); instructions/op by
+// its own threshold with separated repeats. The rules, and the simulations that hold them to α,
 // are in docs/deciding.md.
 package gate
 
@@ -233,8 +235,8 @@ type Result struct {
 	Kind   Kind
 	Status Status
 	// Gated reports whether the row counts toward the verdict: a judged
-	// row of a kind in Policy.FailOn (never unstable, new, inconclusive
-	// (unless Policy.FailOnInconclusive) or Other rows), a removed row
+	// row of a kind in Policy.FailOn (never unstable, new, ignored or
+	// inconclusive (unless Policy.FailOnInconclusive) rows), a removed row
 	// with Policy.FailOnRemoved, a row failed on head with
 	// Policy.FailOnFailure. Only gated regressions, removals, failures and
 	// inconclusive rows fail the gate (Fails).
