@@ -119,8 +119,8 @@ type Reason struct {
 	Correction Correction
 	Alpha      float64
 	Threshold  float64
-	// Better is the unit's direction for rows of kind Other: 1 higher is
-	// better, 0 unknown (lower assumed better); -1 otherwise.
+	// Better is the direction of a custom metric (kind Other): 1 higher
+	// is better, 0 lower is better; -1 for the other kinds.
 	Better int
 	// Rounds is the number of paired rounds (0 without pairs); BaseN and
 	// HeadN the samples per side.
