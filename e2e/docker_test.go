@@ -1109,8 +1109,8 @@ func (d *dockerTest) run1(t *testing.T) {
 	d.check(t, rep.Count == 10 && rep.Benchtime == "20ms", "run 1: report JSON: count 10 and benchtime 20ms from the inputs (got %d, %q)", rep.Count, rep.Benchtime)
 	d.check(t, rep.Policy.Threshold == 0.05 && rep.Policy.Alpha == 0.01, "run 1: report JSON: default threshold 5%% and alpha 0.01 (got %v, %v)", rep.Policy.Threshold, rep.Policy.Alpha)
 	failOn := slices.Sorted(slices.Values(rep.Policy.FailOn))
-	d.check(t, slices.Equal(failOn, []string{"allocs", "bytes", "instructions", "time"}) && rep.Policy.FailOnFailure,
-		"run 1: report JSON: default fail-on time,allocs,bytes,failure, and instructions since that lane is measured (got %q, failure %v)", failOn, rep.Policy.FailOnFailure)
+	d.check(t, slices.Equal(failOn, []string{"allocs", "bytes", "instructions", "metrics", "time"}) && rep.Policy.FailOnFailure,
+		"run 1: report JSON: default fail-on time,allocs,bytes,metrics,failure, and instructions since that lane is measured (got %q, failure %v)", failOn, rep.Policy.FailOnFailure)
 	d.check(t, rep.hasBenchmark("Sum", func(pkg, _, _ string) bool { return pkg == "example.com/e2ebench/stable" }),
 		"run 1: report JSON: default packages ./... include the sub-package")
 	d.check(t, rep.hasBenchmark("Mix", func(_, unit, status string) bool { return unit == "sec/op" && status == "regression" }),

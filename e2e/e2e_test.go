@@ -26,6 +26,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/cli"
 	"github.com/benchgate/benchgate/internal/github/githubtest"
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -175,6 +176,32 @@ func TestScripts(t *testing.T) {
 				a, b := verdictOf(ts, args[0]), verdictOf(ts, args[1])
 				if diff := cmp.Diff(a, b); diff != "" {
 					ts.Fatalf("%s and %s differ (-%s +%s):\n%s", args[0], args[1], args[0], args[1], diff)
+				}
+			},
+			// rows REPORT.json: prints the report's verdict, then one line
+			// per benchmark row, "NAME UNIT STATUS DIRECTION gated|-", the
+			// name without its -GOMAXPROCS suffix, for cmp.
+			"rows": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: rows REPORT.json")
+				}
+				var rep struct {
+					Verdict    string `json:"verdict"`
+					Benchmarks []struct {
+						Name, Unit, Status, Direction string
+						Gated                         bool
+					} `json:"benchmarks"`
+				}
+				if err := json.Unmarshal([]byte(ts.ReadFile(args[0])), &rep); err != nil {
+					ts.Fatalf("%s: %v", args[0], err)
+				}
+				fmt.Fprintf(ts.Stdout(), "verdict %s\n", rep.Verdict)
+				for _, b := range rep.Benchmarks {
+					gated := "-"
+					if b.Gated {
+						gated = "gated"
+					}
+					fmt.Fprintf(ts.Stdout(), "%s %s %s %s %s\n", policy.StripProcs(b.Name), b.Unit, b.Status, b.Direction, gated)
 				}
 			},
 			// fake-bodies-lack REGEXP: no request the fake received has a

@@ -101,7 +101,7 @@ func mdeLog(n int, noise, alpha float64) float64 {
 // calibrationReport turns the A/A verdict into a Calibration and writes
 // it like a verdict's report (stdout in --format, --markdown, --json).
 func (a *app) calibrationReport(v gate.Verdict, meta report.Meta, d dest) outcome {
-	c := &report.Calibration{Rev: meta.HeadRef, SHA: meta.HeadSHA, Rounds: meta.Count, Benchtime: a.cfg.Benchtime, Alpha: a.cfg.Alpha, Correction: a.cfg.Correction}
+	c := &report.Calibration{Rev: meta.HeadRef, SHA: meta.HeadSHA, Machine: meta.Run.Machine, Rounds: meta.Count, Benchtime: a.cfg.Benchtime, Alpha: a.cfg.Alpha, Correction: a.cfg.Correction}
 	var noise []float64
 	for _, r := range v.Results {
 		if r.Kind == gate.Time && r.Status == gate.Regression || r.Kind == gate.Time && r.Status == gate.Improvement ||

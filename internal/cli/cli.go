@@ -133,7 +133,7 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 		o.code = a.errorf(ExitTool, "%v", err)
 		return o
 	}
-	if errs := a.exports(v); len(errs) > 0 {
+	if errs := a.exports(v, meta.Run.Machine); len(errs) > 0 {
 		o.code = a.errorf(ExitTool, "%v", a.reportLost(errs, d))
 		return o
 	}

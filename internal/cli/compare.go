@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 
+	"github.com/benchgate/benchgate/internal/machine"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -16,19 +18,27 @@ func (a *app) compare() int {
 		return a.compareDir(a.cfg.CompareDir)
 	}
 	var in [2]stats.Input
+	var mach *machine.Info // what the base file records
 	for i, name := range a.cfg.Files {
 		path := name
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(a.env.Dir, path)
 		}
-		f, err := os.Open(path)
+		data, err := os.ReadFile(path)
 		if err != nil {
 			return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, errors.Unwrap(err))
 		}
-		defer f.Close()
-		in[i] = stats.Input{Name: name, R: f}
+		f, lines, err := pipeline.Decode(pipeline.File{Name: name, Data: data})
+		if err != nil {
+			return a.errorf(ExitUsage, "compare: %v", err)
+		}
+		in[i] = stats.Input{Name: name, R: bytes.NewReader(f.Data), Lines: lines}
+		if m, ok := machine.Read(f.Data); ok && i == 0 {
+			mach = &m
+		}
 	}
 	meta := report.Meta{RawBase: a.cfg.Files[0], RawHead: a.cfg.Files[1], BaseRef: a.cfg.Files[0], HeadRef: a.cfg.Files[1]}
+	meta.Run.Machine = mach
 	r, err := a.fileRules()
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)
@@ -75,6 +85,9 @@ func (a *app) compareDir(dir string) int {
 		return a.errorf(ExitUsage, "%v", pipeline.OneLine(err))
 	}
 	meta := report.Meta{RawDir: dir, BaseRef: in.Screen[0].Name, HeadRef: in.Screen[1].Name}
+	if m, ok := machine.Read(in.Screen[0].Data); ok {
+		meta.Run.Machine = &m
+	}
 	meta.Policy = r.Info(*v)
 	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
 }

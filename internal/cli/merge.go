@@ -12,6 +12,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/machine"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/shard"
@@ -33,6 +34,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	var raw, confirm [2]bytes.Buffer
 	var failures, confirmFailures []gate.Failure
 	var whys []report.Why
+	var machines []shardMachine
 	for _, dir := range dirs {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(a.env.Dir, dir)
@@ -49,7 +51,14 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 			// Each shard's part is checked on its own first, so that
 			// errors name the shard's file and line.
 			if sd.Raw[i] != nil {
-				raw[i].Write(sd.Raw[i])
+				f, _, err := pipeline.Decode(pipeline.File{Name: filepath.Join(dir, []string{shard.BaseFile, shard.HeadFile}[i]), Data: sd.Raw[i]})
+				if err != nil {
+					return a.failf(ExitUsage, "merge: %v", err)
+				}
+				if m, ok := machine.Read(f.Data); ok && i == 0 {
+					machines = append(machines, shardMachine{sd.Manifest.Shard.String(), m})
+				}
+				raw[i].Write(f.Data)
 				raw[i].WriteByte('\n')
 			}
 			// A shard that confirmed its time regressions (a 1/1 shard:
@@ -112,6 +121,12 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	for _, m := range manifests {
 		meta.Run.Merged = append(meta.Run.Merged, report.MergedShard{Shard: m.Shard.String(), Benchmarks: len(m.Assigned), Complete: m.Complete})
 	}
+	if len(machines) > 0 {
+		meta.Run.Machine = &machines[0].info
+	}
+	if w := machinesDiffer(machines); w != "" {
+		meta.Warnings = append(meta.Warnings, w)
+	}
 	if meta.Explain = mergedExplain(v, whys); len(meta.Explain) > 0 {
 		meta.Run.Explain = &report.Explained{Merged: len(meta.Explain)}
 	}
@@ -160,4 +175,33 @@ func mergedExplain(v gate.Verdict, whys []report.Why) []report.Why {
 		out = append(out, w)
 	}
 	return out
+}
+
+// shardMachine is the machine a shard's raw files record.
+type shardMachine struct {
+	shard string
+	info  machine.Info
+}
+
+// machinesDiffer warns when the shards ran on different kinds of machine
+// (machine.Same: CPU model, cores, architecture level): each shard's
+// rows compare base with head on one machine, but the suite's figures,
+// its noise and any history fed from them mix machines. "" when they
+// agree.
+func machinesDiffer(ms []shardMachine) string {
+	for _, m := range ms[min(1, len(ms)):] {
+		if !machine.Same(ms[0].info, m.info) {
+			var kinds []string
+			seen := map[string]bool{}
+			for _, x := range ms {
+				k := "shard " + x.shard + ": " + x.info.String()
+				if !seen[x.info.String()] {
+					seen[x.info.String()] = true
+					kinds = append(kinds, k)
+				}
+			}
+			return "shards: the shards ran on different machines (" + strings.Join(kinds, "; ") + "): each benchmark compares base with head on one machine, but times across benchmarks, and any history fed from this run, mix them"
+		}
+	}
+	return ""
 }

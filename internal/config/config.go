@@ -141,6 +141,7 @@ const (
 	FailTime         FailKind = "time"
 	FailAllocs       FailKind = "allocs"
 	FailBytes        FailKind = "bytes"
+	FailMetrics      FailKind = "metrics"
 	FailInstructions FailKind = "instructions"
 	FailFailure      FailKind = "failure"
 	FailRemoved      FailKind = "removed"
@@ -251,7 +252,7 @@ func Defaults() Config {
 		Confirm:    true,
 		Explain:    true,
 		Rev:        "HEAD",
-		FailOn:     []FailKind{FailTime, FailAllocs, FailBytes, FailFailure},
+		FailOn:     []FailKind{FailTime, FailAllocs, FailBytes, FailMetrics, FailFailure},
 		Measure:    []string{LaneTime},
 		Policy:     ".benchgate.yml",
 

@@ -250,12 +250,12 @@ func TestPolicyFlags(t *testing.T) {
 
 // Every --fail-on kind the code names is a word of the one list.
 func TestFailOnKinds(t *testing.T) {
-	for _, k := range []FailKind{FailTime, FailAllocs, FailBytes, FailInstructions, FailFailure, FailRemoved, FailInconclusive, FailScaling} {
+	for _, k := range []FailKind{FailTime, FailAllocs, FailBytes, FailMetrics, FailInstructions, FailFailure, FailRemoved, FailInconclusive, FailScaling} {
 		if !slices.Contains(FailOnKinds, k) {
 			t.Errorf("%q is not in FailOnKinds %q", k, FailOnKinds)
 		}
 	}
-	if len(FailOnKinds) != 8 {
+	if len(FailOnKinds) != 9 {
 		t.Errorf("FailOnKinds %q: a kind without a constant", FailOnKinds)
 	}
 }

@@ -1,7 +1,9 @@
 // Package export writes head's benchmark results in the formats of history
 // services, so that benchgate feeds them rather than storing history
-// itself: --export bencher=FILE (Bencher Metric Format) and --export
-// gab=FILE (github-action-benchmark's customSmallerIsBetter).
+// itself: --export bencher=FILE (Bencher Metric Format), --export gab=FILE
+// (github-action-benchmark's customSmallerIsBetter: every lower-is-better
+// unit) and --export gab-bigger=FILE (its customBiggerIsBetter: the
+// higher-is-better custom metrics, B/s and other rates).
 //
 // The input is a list of [Metric]s, one per (benchmark, unit): head's
 // center value, its interval and its sample count. The CLI fills it from
@@ -29,9 +31,13 @@ type Metric struct {
 	// dropped.
 	Name string
 	// Unit is the unit as benchfmt tidies it: "sec/op" (Value in seconds) or
-	// "ns/op", "allocs/op", "B/op", "instructions/op". Other units are left
-	// out of the exports.
+	// "ns/op", "allocs/op", "B/op", "instructions/op", or a custom metric's
+	// ("B/s", "items/s", "bytes-out/op").
 	Unit string
+	// Higher says that higher values of a custom metric are better (its
+	// direction, as the gate judged it); the built-in units are
+	// lower-is-better whatever it says.
+	Higher bool
 	// Value is head's center (the median of its samples).
 	Value float64
 	// Low and High bound head's confidence interval of the center, in Unit;
@@ -43,6 +49,10 @@ type Metric struct {
 	Confidence float64
 	// Samples is the number of head's samples; 0 if unknown.
 	Samples int
+	// Machine describes the computer measured (machine.Info.String);
+	// "" if unknown. gab's extra names it; BMF has no place for it (give
+	// bencher run a --testbed per machine, docs/history.md).
+	Machine string
 }
 
 // Format is an export format.
@@ -51,12 +61,17 @@ type Format string
 const (
 	// Bencher is the Bencher Metric Format (BMF) JSON.
 	Bencher Format = "bencher"
-	// GAB is github-action-benchmark's customSmallerIsBetter JSON.
+	// GAB is github-action-benchmark's customSmallerIsBetter JSON: the
+	// lower-is-better units.
 	GAB Format = "gab"
+	// GABBigger is github-action-benchmark's customBiggerIsBetter JSON:
+	// the higher-is-better custom metrics (the action takes one direction
+	// per file, its tool).
+	GABBigger Format = "gab-bigger"
 )
 
 // Formats lists the formats, for messages.
-var Formats = []Format{Bencher, GAB}
+var Formats = []Format{Bencher, GAB, GABBigger}
 
 // Target is one --export value: a format and the file to write.
 type Target struct {
@@ -69,14 +84,14 @@ func ParseTarget(s string) (Target, error) {
 	f, path, ok := strings.Cut(s, "=")
 	f = strings.TrimSpace(f)
 	if !ok || path == "" {
-		return Target{}, fmt.Errorf("--export %q: want FORMAT=FILE, FORMAT bencher or gab", s)
+		return Target{}, fmt.Errorf("--export %q: want FORMAT=FILE, FORMAT bencher, gab or gab-bigger", s)
 	}
 	for _, known := range Formats {
 		if Format(f) == known {
 			return Target{Format: known, Path: path}, nil
 		}
 	}
-	return Target{}, fmt.Errorf("--export %q: unknown format %q: want bencher or gab", s, f)
+	return Target{}, fmt.Errorf("--export %q: unknown format %q: want bencher, gab or gab-bigger", s, f)
 }
 
 // Encode renders metrics in format f.
@@ -86,6 +101,8 @@ func Encode(f Format, metrics []Metric) ([]byte, error) {
 		return EncodeBencher(metrics)
 	case GAB:
 		return EncodeGAB(metrics)
+	case GABBigger:
+		return EncodeGABBigger(metrics)
 	}
 	return nil, fmt.Errorf("unknown export format %q", f)
 }
@@ -97,22 +114,25 @@ type kind struct {
 	scale         float64
 	// suffix: gab names this unit's entry "NAME - UNIT" (all but time).
 	suffix bool
+	// higher: higher values are better (a custom metric's direction).
+	higher bool
 }
 
-func kindOf(unit string) (kind, bool) {
-	switch unit {
+func kindOf(m Metric) kind {
+	switch m.Unit {
 	case "sec/op":
-		return kind{"latency", "ns/op", 1e9, false}, true
+		return kind{"latency", "ns/op", 1e9, false, false}
 	case "ns/op":
-		return kind{"latency", "ns/op", 1, false}, true
+		return kind{"latency", "ns/op", 1, false, false}
 	case "allocs/op":
-		return kind{"allocations", "allocs/op", 1, true}, true
+		return kind{"allocations", "allocs/op", 1, true, false}
 	case "B/op":
-		return kind{"bytes", "B/op", 1, true}, true
+		return kind{"bytes", "B/op", 1, true, false}
 	case "instructions/op":
-		return kind{"instructions", "instructions/op", 1, true}, true
+		return kind{"instructions", "instructions/op", 1, true, false}
 	}
-	return kind{}, false
+	// A custom metric: its own measure, named by its unit.
+	return kind{m.Unit, m.Unit, 1, true, m.Higher}
 }
 
 // point is one exported value, converted and named.
@@ -124,6 +144,7 @@ type point struct {
 	interval    bool
 	confidence  float64
 	samples     int
+	machine     string
 }
 
 // round keeps 12 significant digits, so that unit conversion leaves no
@@ -138,18 +159,15 @@ func round(v float64) float64 {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// points converts and names the metrics, in input order, leaving out units
-// that are not exported. A non-finite value is an error.
+// points converts and names the metrics, in input order. A non-finite
+// value is an error.
 func points(metrics []Metric) ([]point, error) {
 	// A name keeps its suffix when the same benchmark and measure appear
 	// at several GOMAXPROCS values.
 	type group struct{ pkg, base, measure string }
 	fulls := map[group]map[string]bool{}
 	for _, m := range metrics {
-		k, ok := kindOf(m.Unit)
-		if !ok {
-			continue
-		}
+		k := kindOf(m)
 		name := strings.TrimPrefix(m.Name, "Benchmark")
 		g := group{m.Package, policy.StripProcs(name), k.measure}
 		if fulls[g] == nil {
@@ -159,16 +177,13 @@ func points(metrics []Metric) ([]point, error) {
 	}
 	var out []point
 	for _, m := range metrics {
-		k, ok := kindOf(m.Unit)
-		if !ok {
-			continue
-		}
+		k := kindOf(m)
 		name := strings.TrimPrefix(m.Name, "Benchmark")
 		base := policy.StripProcs(name)
 		if !finite(m.Value) {
 			return nil, fmt.Errorf("export: %s %s: value %v is not a finite number", key(m.Package, name), m.Unit, m.Value)
 		}
-		p := point{kind: k, value: round(m.Value * k.scale), confidence: m.Confidence, samples: m.Samples}
+		p := point{kind: k, value: round(m.Value * k.scale), confidence: m.Confidence, samples: m.Samples, machine: m.Machine}
 		if base != name {
 			p.procs = name[len(base)+1:]
 		}
@@ -234,10 +249,17 @@ type gabEntry struct {
 	Extra string  `json:"extra,omitempty"`
 }
 
-// EncodeGAB renders the metrics as github-action-benchmark's
+// EncodeGAB renders the lower-is-better metrics as github-action-benchmark's
 // customSmallerIsBetter JSON (see the package documentation), in input
 // order. Two entries with the same name are an error.
-func EncodeGAB(metrics []Metric) ([]byte, error) {
+func EncodeGAB(metrics []Metric) ([]byte, error) { return encodeGAB(metrics, false) }
+
+// EncodeGABBigger renders the higher-is-better metrics as
+// github-action-benchmark's customBiggerIsBetter JSON, as EncodeGAB does
+// the others.
+func EncodeGABBigger(metrics []Metric) ([]byte, error) { return encodeGAB(metrics, true) }
+
+func encodeGAB(metrics []Metric, higher bool) ([]byte, error) {
 	ps, err := points(metrics)
 	if err != nil {
 		return nil, err
@@ -245,6 +267,9 @@ func EncodeGAB(metrics []Metric) ([]byte, error) {
 	entries := []gabEntry{}
 	seen := map[string]bool{}
 	for _, p := range ps {
+		if p.kind.higher != higher {
+			continue
+		}
 		e := gabEntry{Name: p.name, Unit: p.kind.unit, Value: p.value}
 		if p.kind.suffix {
 			e.Name += " - " + p.kind.unit
@@ -267,6 +292,9 @@ func EncodeGAB(metrics []Metric) ([]byte, error) {
 		}
 		if p.procs != "" {
 			extra = append(extra, "GOMAXPROCS "+p.procs)
+		}
+		if p.machine != "" {
+			extra = append(extra, "machine: "+p.machine)
 		}
 		e.Extra = strings.Join(extra, "\n")
 		entries = append(entries, e)

@@ -183,23 +183,25 @@ func TestValidatorsOnDocumentedExamples(t *testing.T) {
 
 // goldenMetrics covers: sec/op converted to ns, allocs and bytes, the
 // instruction lane (no suffix), a benchmark at two GOMAXPROCS values (the
-// suffixes kept), one without interval, no package, an unexported unit.
+// suffixes kept), one without interval, no package, custom metrics of
+// both directions (B/s higher is better, bytes-out/op lower).
 var goldenMetrics = []Metric{
 	{Package: "example.com/m/codec", Name: "Encode/size=1k-8", Unit: "sec/op", Value: 1.234e-6, Low: 1.2e-6, High: 1.3e-6, HasInterval: true, Confidence: 0.95, Samples: 10},
 	{Package: "example.com/m/codec", Name: "Encode/size=1k-8", Unit: "allocs/op", Value: 3, Low: 3, High: 3, HasInterval: true, Confidence: 0.95, Samples: 10},
 	{Package: "example.com/m/codec", Name: "Encode/size=1k-8", Unit: "B/op", Value: 2040, Low: 2040, High: 2048, HasInterval: true, Confidence: 0.95, Samples: 10},
-	{Package: "example.com/m/codec", Name: "Encode/size=1k-8", Unit: "B/s", Value: 8.3e8},
+	{Package: "example.com/m/codec", Name: "Encode/size=1k-8", Unit: "B/s", Value: 8.3e8, Higher: true},
+	{Package: "example.com/m/codec", Name: "Encode/size=1k-8", Unit: "bytes-out/op", Value: 4608, Samples: 10, Low: 4608, High: 4608, HasInterval: true, Confidence: 0.95},
 	{Package: "example.com/m/codec", Name: "Encode/size=1k", Unit: "instructions/op", Value: 10500, Low: 10490, High: 10512, HasInterval: true, Samples: 3},
 	{Package: "example.com/m/parse", Name: "BenchmarkParse-4", Unit: "sec/op", Value: 5e-8, Samples: 4},
 	{Package: "example.com/m/parse", Name: "Parse", Unit: "sec/op", Value: 4.5e-8, Low: 4.4e-8, High: 4.7e-8, HasInterval: true, Confidence: 0.95, Samples: 10},
-	{Name: "Plain-2", Unit: "ns/op", Value: 88, Low: 87.42, High: 88.88, HasInterval: true},
+	{Name: "Plain-2", Unit: "ns/op", Value: 88, Low: 87.42, High: 88.88, HasInterval: true, Machine: "AMD EPYC 7B13, 2 cores, linux/amd64 v1"},
 }
 
 func TestGolden(t *testing.T) {
 	for _, c := range []struct {
 		f    Format
 		file string
-	}{{Bencher, "bencher.golden.json"}, {GAB, "gab.golden.json"}} {
+	}{{Bencher, "bencher.golden.json"}, {GAB, "gab.golden.json"}, {GABBigger, "gab-bigger.golden.json"}} {
 		got, err := Encode(c.f, goldenMetrics)
 		if err != nil {
 			t.Fatal(err)
@@ -234,8 +236,12 @@ func TestBencherOutput(t *testing.T) {
 	if enc["allocations"]["value"] != 3 || enc["bytes"]["upper_value"] != 2048 || enc["instructions"]["value"] != 10500 {
 		t.Errorf("Encode measures = %v", enc)
 	}
-	if len(enc) != 4 {
-		t.Errorf("Encode has %d measures, want latency, allocations, bytes, instructions (no B/s): %v", len(enc), enc)
+	// Custom metrics: a measure each, named by the unit.
+	if enc["B/s"]["value"] != 8.3e8 || enc["bytes-out/op"]["value"] != 4608 {
+		t.Errorf("custom measures = %v", enc)
+	}
+	if len(enc) != 6 {
+		t.Errorf("Encode has %d measures, want latency, allocations, bytes, instructions, B/s, bytes-out/op: %v", len(enc), enc)
 	}
 	// Parse at GOMAXPROCS 4 and 1: both keep their names apart.
 	if doc["example.com/m/parse.Parse-4"]["latency"]["value"] != 50 || doc["example.com/m/parse.Parse"]["latency"]["value"] != 45 {
@@ -269,6 +275,7 @@ func TestGABOutput(t *testing.T) {
 		"example.com/m/codec.Encode/size=1k [ns/op]",
 		"example.com/m/codec.Encode/size=1k - allocs/op [allocs/op]",
 		"example.com/m/codec.Encode/size=1k - B/op [B/op]",
+		"example.com/m/codec.Encode/size=1k - bytes-out/op [bytes-out/op]",
 		"example.com/m/codec.Encode/size=1k - instructions/op [instructions/op]",
 		"example.com/m/parse.Parse-4 [ns/op]",
 		"example.com/m/parse.Parse [ns/op]",
@@ -281,8 +288,30 @@ func TestGABOutput(t *testing.T) {
 	if e.Value != 1234 || e.Range != "± 66" || e.Extra != "95% interval 1200–1300 ns/op\n10 samples\nGOMAXPROCS 8" {
 		t.Errorf("Encode time entry = %+v", e)
 	}
-	if entries[4].Range != "" || entries[4].Extra != "4 samples\nGOMAXPROCS 4" {
-		t.Errorf("Parse-4 entry = %+v", entries[4])
+	if entries[5].Range != "" || entries[5].Extra != "4 samples\nGOMAXPROCS 4" {
+		t.Errorf("Parse-4 entry = %+v", entries[5])
+	}
+}
+
+// Higher-is-better metrics go to the customBiggerIsBetter file, and only
+// they: the action takes one direction per file.
+func TestGABBiggerOutput(t *testing.T) {
+	out, err := EncodeGABBigger(goldenMetrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := validateGAB(out, true); err != nil {
+		t.Fatalf("output is not gab custom JSON: %v\n%s", err, out)
+	}
+	var entries []gabEntry
+	if err := json.Unmarshal(out, &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name != "example.com/m/codec.Encode/size=1k - B/s" || entries[0].Unit != "B/s" || entries[0].Value != 8.3e8 {
+		t.Errorf("entries = %+v, want the B/s one alone", entries)
+	}
+	if out, err := EncodeGABBigger(goldenMetrics[:1]); err != nil || string(out) != "[]\n" {
+		t.Errorf("no higher-is-better metric: %q, %v", out, err)
 	}
 }
 
@@ -325,6 +354,7 @@ func TestParseTarget(t *testing.T) {
 	for in, want := range map[string]Target{
 		"bencher=out/bmf.json": {Bencher, "out/bmf.json"},
 		"gab=a=b.json":         {GAB, "a=b.json"},
+		"gab-bigger=big.json":  {GABBigger, "big.json"},
 	} {
 		got, err := ParseTarget(in)
 		if err != nil || got != want {
@@ -332,10 +362,10 @@ func TestParseTarget(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"bencher":        `--export "bencher": want FORMAT=FILE, FORMAT bencher or gab`,
-		"bencher=":       `--export "bencher=": want FORMAT=FILE, FORMAT bencher or gab`,
-		"csv=out.csv":    `--export "csv=out.csv": unknown format "csv": want bencher or gab`,
-		"Bencher=x.json": `--export "Bencher=x.json": unknown format "Bencher": want bencher or gab`,
+		"bencher":        `--export "bencher": want FORMAT=FILE, FORMAT bencher, gab or gab-bigger`,
+		"bencher=":       `--export "bencher=": want FORMAT=FILE, FORMAT bencher, gab or gab-bigger`,
+		"csv=out.csv":    `--export "csv=out.csv": unknown format "csv": want bencher, gab or gab-bigger`,
+		"Bencher=x.json": `--export "Bencher=x.json": unknown format "Bencher": want bencher, gab or gab-bigger`,
 	} {
 		if _, err := ParseTarget(in); err == nil || err.Error() != want {
 			t.Errorf("ParseTarget(%q) err = %v, want %s", in, err, want)

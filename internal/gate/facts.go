@@ -26,6 +26,11 @@ const (
 	// a side and whose ranges overlap (status unstable); Base and Head
 	// are the ranges, BaseN and HeadN the values compared.
 	ReasonVaries ReasonCode = "varies"
+	// ReasonBackground: an allocation row whose values vary between rounds
+	// but, both sides together, by at most one allocation or byte per op
+	// (status unchanged, no warning); Base and Head are the ranges,
+	// BaseN and HeadN the values compared.
+	ReasonBackground ReasonCode = "background"
 	// ReasonSeparated: an allocation row whose values vary between rounds
 	// but every head value lies above every base value (a regression) or
 	// below (an improvement); Base and Head are the ranges of the rounds'
@@ -114,8 +119,8 @@ type Reason struct {
 	Correction Correction
 	Alpha      float64
 	Threshold  float64
-	// Better is the unit's direction for rows of kind Other: 1 higher is
-	// better, 0 unknown (lower assumed better); -1 otherwise.
+	// Better is the direction of a custom metric (kind Other): 1 higher
+	// is better, 0 lower is better; -1 for the other kinds.
 	Better int
 	// Rounds is the number of paired rounds (0 without pairs); BaseN and
 	// HeadN the samples per side.

@@ -7,8 +7,10 @@
 // time/op rows are judged by a test and a minimum change, with a suite-wide
 // correction, sequential looks ([PlanAdaptive]) and a pooled confirmation
 // ([Promising], [Confirm]); allocs/op and B/op nearly exactly (constant, or
-// separated per-round ranges); instructions/op by its own threshold with
-// separated repeats. The rules, and the simulations that hold them to α,
+// separated per-round ranges; within one unit, background); custom metrics
+// (B/s, b.ReportMetric units) in their direction, exactly when constant,
+// else like time in a family of their own (metrics.go); instructions/op by
+// its own threshold with separated repeats. The rules, and the simulations that hold them to α,
 // are in docs/deciding.md.
 package gate
 
@@ -50,7 +52,10 @@ const (
 	Time   Kind = "time"   // sec/op
 	Allocs Kind = "allocs" // allocs/op
 	Bytes  Kind = "bytes"  // B/op
-	Other  Kind = "other"  // B/s, custom units
+	// Other is every other unit, a custom metric (B/s from b.SetBytes,
+	// b.ReportMetric's units): judged with its direction (see "Custom
+	// metrics" in docs/deciding.md); --fail-on's word is "metrics".
+	Other Kind = "other"
 )
 
 // KindOf returns the kind of a tidied benchfmt unit.
@@ -94,8 +99,8 @@ type Policy struct {
 	Threshold float64
 	// Alpha is the significance level: adjusted p < Alpha is significant.
 	Alpha float64
-	// FailOn lists the kinds whose regressions fail the gate. Other is
-	// never gated, whatever FailOn says.
+	// FailOn lists the kinds whose regressions fail the gate (Other:
+	// custom metrics, --fail-on metrics).
 	FailOn map[Kind]bool
 	// FailOnFailure makes a head-side benchmark failure fail the gate.
 	FailOnFailure bool
@@ -160,14 +165,14 @@ type Policy struct {
 }
 
 // DefaultPolicy returns the default policy: a 5% threshold at α = 0.01
-// with Holm's correction; time, allocs/op and B/op regressions and
-// head-side failures fail the gate; new, removed and inconclusive
-// benchmarks do not.
+// with Holm's correction; time, allocs/op, B/op and custom-metric
+// regressions and head-side failures fail the gate; new, removed and
+// inconclusive benchmarks do not.
 func DefaultPolicy() Policy {
 	return Policy{
 		Threshold:            0.05,
 		Alpha:                0.01,
-		FailOn:               map[Kind]bool{Time: true, Allocs: true, Bytes: true},
+		FailOn:               map[Kind]bool{Time: true, Allocs: true, Bytes: true, Other: true},
 		FailOnFailure:        true,
 		Correction:           Holm,
 		InstructionThreshold: 0.01,
@@ -201,8 +206,8 @@ type Result struct {
 	Kind   Kind
 	Status Status
 	// Gated reports whether the row counts toward the verdict: a judged
-	// row of a kind in Policy.FailOn (never unstable, new, inconclusive
-	// (unless Policy.FailOnInconclusive) or Other rows), a removed row
+	// row of a kind in Policy.FailOn (never unstable, new, ignored or
+	// inconclusive (unless Policy.FailOnInconclusive) rows), a removed row
 	// with Policy.FailOnRemoved, a row failed on head with
 	// Policy.FailOnFailure. Only gated regressions, removals, failures and
 	// inconclusive rows fail the gate (Fails).
@@ -261,6 +266,16 @@ type Result struct {
 	// Accepted is set on a regression accepted on purpose
 	// (Policy.Accepts); such a row is not gated.
 	Accepted *Acceptance
+}
+
+// Direction is the row's direction: "higher" when higher values are
+// better (a custom metric that is a rate, or that the policy file says
+// so of), else "lower".
+func (r Result) Direction() string {
+	if r.Kind == Other && r.Better > 0 {
+		return policy.Higher
+	}
+	return policy.Lower
 }
 
 // Fails reports whether the row fails the gate.
@@ -359,6 +374,10 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		if c.Unit == "allocs/op" {
 			allocs[benchKey{c.Package, c.Name}] = c
 		}
+		if c.Unit == "B/op" && c.Base != nil && c.Head != nil {
+			bv, hv := allocValues(c.BaseRounds, c.Base), allocValues(c.HeadRounds, c.Head)
+			w.bytesMoved[benchKey{c.Package, c.Name}] = !background(rangeOfValues(bv), rangeOfValues(hv), medianOf(bv), medianOf(hv))
+		}
 	}
 	for _, c := range cmps {
 		if k := KindOf(c.Unit); (k == Allocs || k == Bytes) && c.Base != nil && c.Head != nil && !(c.Base.Constant && c.Head.Constant) {
@@ -367,7 +386,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 			}
 		}
 	}
-	var family []int
+	var family, metrics []int
 	for _, c := range cmps {
 		rp, rule := p.row(c.Package, c.Name)
 		ref := p.ruleRef(rule)
@@ -393,6 +412,9 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		}
 		r := judge(c, rp, w)
 		r.Rule = ref
+		if r.Kind == Other && r.Status == "" {
+			metrics = append(metrics, len(v.Results))
+		}
 		if r.Status == Removed && rule.Required {
 			r.Gated = true
 		}
@@ -416,6 +438,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		v.Results = append(v.Results, ignoredRow(c, p.ruleRef(rule)))
 	}
 	judgeTime(&v, family, p, w)
+	judgeMetrics(&v, metrics, p)
 	v.Family = len(family)
 	v.Scaling = judgeScaling(v.Results, p)
 	v.Warnings = append(w.list(p), scalingWarnings(v.Scaling, p)...)
@@ -428,7 +451,10 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 
 func judge(c stats.Comparison, p Policy, w *warnings) Result {
 	r := Result{Comparison: c, Kind: KindOf(c.Unit), Delta: c.Delta}
-	gatedKind := r.Kind != Other && p.FailOn[r.Kind]
+	gatedKind := p.FailOn[r.Kind]
+	if r.Kind == Other {
+		r.Better = p.direction(c.Unit, c.Better)
+	}
 	switch {
 	case c.Base == nil && c.Head == nil:
 		r.Status, r.Reason = Unchanged, Reason{Code: ReasonNoSamples}
@@ -449,8 +475,8 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 		// Judged with the rest of the family in judgeTime.
 		r.Gated = gatedKind
 	default:
-		r.P = c.P
-		judgeSignificance(&r, p, 0, "")
+		judgeMetric(&r, p)
+		r.Gated = gatedKind && r.Status != Ignored
 	}
 	return r
 }
@@ -458,7 +484,9 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 // judgeExact applies the allocation rule (see "Rules"): constant sides
 // are compared exactly; varying sides whose ranges are separated are a
 // regression or an improvement when so clean a separation could not
-// happen by chance (below); overlapping ranges are unstable.
+// happen by chance (below); overlapping ranges within one unit of each
+// other are background (unchanged, [background]); other overlapping
+// ranges are unstable.
 //
 // The values compared are the rounds' values (each round's runs reduced
 // by their median: short runs at a small b.N jitter more, and one odd run
@@ -500,10 +528,24 @@ func judgeExact(r *Result, p Policy, w *warnings) {
 		r.Status, r.Reason.Code = Regression, ReasonSeparated
 	case hr.Max < br.Min && chance < p.Alpha:
 		r.Status, r.Reason.Code = Improvement, ReasonSeparated
+	case background(br, hr, medianOf(bv), medianOf(hv)) && !(r.Kind == Allocs && w.bytesMoved[benchKey{r.Package, r.Name}]):
+		r.Status, r.Reason.Code = Unchanged, ReasonBackground
 	default:
 		r.Status, r.Reason.Code = Unstable, ReasonVaries
 		w.unstable[r.Unit] = append(w.unstable[r.Unit], Bench{r.Package, r.Name})
 	}
+}
+
+// background reports whether an allocation row's overlapping values,
+// both sides together, lie within one allocation or one byte per op of
+// each other (max − min ≤ 1) with medians less than one apart: a runtime
+// allocation that a short run caught (16 bytes over b.N = 10 is 1 B/op,
+// over b.N = 1000 it is 0), not a change of the code, which would be
+// constant or separated, or move the typical round by a whole unit. An
+// allocs/op row whose benchmark's B/op moves by more (0–1 allocs/op with
+// 0–64 B/op: a whole allocation some runs make) is not background.
+func background(b, h Range, bm, hm float64) bool {
+	return max(b.Max, h.Max)-min(b.Min, h.Min) <= 1 && math.Abs(hm-bm) < 1
 }
 
 // allowed makes an allocation row whose increase the policy accepts
@@ -905,7 +947,7 @@ func judgeSignificance(r *Result, p Policy, looks int, correction Correction) {
 	sig := pv < p.Alpha
 	dir := c.Better
 	if r.Kind == Other {
-		rs.Better = dir
+		rs.Better = max(dir, 0)
 	}
 	if dir == 0 {
 		dir = -1
@@ -984,6 +1026,9 @@ type warnings struct {
 	iters            map[string][]Bench // allocation rows compared at different b.N, by unit
 	family, minCount int
 	varyingAllocs    int // allocation rows whose values vary on a side
+	// bytesMoved: the benchmark's B/op values are not background (they
+	// move by more than one byte), so its allocs/op row cannot be.
+	bytesMoved map[benchKey]bool
 }
 
 func newWarnings() *warnings {
@@ -993,6 +1038,7 @@ func newWarnings() *warnings {
 		suspect:      map[string][]Bench{},
 		unstable:     map[string][]Bench{},
 		iters:        map[string][]Bench{},
+		bytesMoved:   map[benchKey]bool{},
 	}
 }
 

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"testing"
@@ -140,8 +141,10 @@ func TestJudgeRows(t *testing.T) {
 			nil, Unchanged, true, ReasonExactSame, "3 allocs/op on both sides in every round"},
 		{"0 allocs on both sides", measured("p", "X", "allocs/op", rep(0, 5), rep(0, 5)),
 			nil, Unchanged, true, ReasonExactSame, "0 allocs/op on both sides in every round"},
-		{"head allocs vary", measured("p", "X", "allocs/op", rep(7, 6), []float64{7, 8, 7, 7, 8, 7}),
-			nil, Unstable, false, ReasonVaries, "head varies 7–8 allocs/op between rounds: not judged exactly"},
+		{"head allocs vary by one: background", measured("p", "X", "allocs/op", rep(7, 6), []float64{7, 8, 7, 7, 8, 7}),
+			nil, Unchanged, true, ReasonBackground, "base 7, head 7–8 allocs/op: within one of each other, a runtime allocation caught by a short run"},
+		{"head allocs vary by two", measured("p", "X", "allocs/op", rep(7, 6), []float64{7, 9, 7, 7, 8, 7}),
+			nil, Unstable, false, ReasonVaries, "head varies 7–9 allocs/op between rounds: not judged exactly"},
 		{"both sides vary", measured("p", "X", "allocs/op", []float64{0, 1, 0}, []float64{7, 8, 9}),
 			nil, Unstable, false, ReasonVaries, "base varies 0–1 and head varies 7–9 allocs/op between rounds: not judged exactly"},
 		{"B/op grows", measured("p", "X", "B/op", rep(16, 5), rep(48, 5)),
@@ -151,15 +154,21 @@ func TestJudgeRows(t *testing.T) {
 		{"B/op not gated by policy", measured("p", "X", "B/op", rep(16, 5), rep(48, 5)),
 			&Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true}}, Regression, false, ReasonExactChange, "16 → 48 B/op in every round"},
 
-		// Other units: the significance rule in the unit's direction, never gated.
-		{"B/s drop is a regression, not gated", measured("p", "X", "B/s", spread(100e6, 6), spread(80e6, 6)),
-			nil, Regression, false, ReasonSignificant, "p=0.002 < α=0.01 and -20.0% ≤ -4.76% (higher is better)"},
+		// Custom metrics: judged in the unit's direction, gated by default.
+		{"B/s drop is a regression", measured("p", "X", "B/s", spread(100e6, 6), spread(80e6, 6)),
+			nil, Regression, true, ReasonSignificant, "p=0.002 < α=0.01 and -20.0% ≤ -4.76% (higher is better)"},
 		{"B/s rise is an improvement", measured("p", "X", "B/s", spread(100e6, 6), spread(120e6, 6)),
-			nil, Improvement, false, ReasonSignificant, "p=0.002 < α=0.01 and +20.0% ≥ +5% (higher is better)"},
-		{"custom unit of unknown direction", measured("p", "X", "frobs/op", spread(10, 6), spread(12, 6)),
-			nil, Regression, false, ReasonSignificant, "p=0.002 < α=0.01 and +20.0% ≥ +5% (direction unknown: lower assumed better)"},
-		{"other unit gated in FailOn is still not gated", measured("p", "X", "frobs/op", spread(10, 6), spread(12, 6)),
-			&Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Other: true}}, Regression, false, ReasonSignificant, "p=0.002 < α=0.01 and +20.0% ≥ +5% (direction unknown: lower assumed better)"},
+			nil, Improvement, true, ReasonSignificant, "p=0.002 < α=0.01 and +20.0% ≥ +5% (higher is better)"},
+		{"custom unit: lower is better", measured("p", "X", "frobs/op", spread(10, 6), spread(12, 6)),
+			nil, Regression, true, ReasonSignificant, "p=0.002 < α=0.01 and +20.0% ≥ +5% (lower is better)"},
+		{"custom unit not in FailOn is not gated", measured("p", "X", "frobs/op", spread(10, 6), spread(12, 6)),
+			&Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true}}, Regression, false, ReasonSignificant, "p=0.002 < α=0.01 and +20.0% ≥ +5% (lower is better)"},
+		{"constant custom metric grows", measured("p", "X", "bytes-out/op", rep(100, 6), rep(120, 6)),
+			nil, Regression, true, ReasonExactChange, "100 → 120 bytes-out/op in every round (lower is better)"},
+		{"constant rate grows", measured("p", "X", "items/s", rep(100, 6), rep(120, 6)),
+			nil, Improvement, true, ReasonExactChange, "100 → 120 items/s in every round (higher is better)"},
+		{"constant custom metric same", measured("p", "X", "items/s", rep(100, 6), rep(100, 6)),
+			nil, Unchanged, true, ReasonExactSame, "100 items/s on both sides in every round"},
 
 		// One side only.
 		{"new", measured("p", "X", "sec/op", nil, spread(1, 5)),
@@ -305,10 +314,10 @@ func TestVerdictWarningsAndCounts(t *testing.T) {
 		measured("p", "B", "sec/op", spread(1, 4), spread(1, 4)),
 		measured("p", "C", "sec/op", spread(1, 3), spread(1, 4)),
 		measured("p", "D", "sec/op", spread(1, 10), spread(2, 10)),
-		measured("p", "D", "allocs/op", rep(1, 10), []float64{1, 2, 1, 1, 1, 1, 1, 1, 1, 1}),
-		measured("p", "E", "B/op", []float64{8, 9}, rep(9, 2)),
+		measured("p", "D", "allocs/op", rep(1, 10), []float64{1, 3, 1, 1, 1, 1, 1, 1, 1, 1}),
+		measured("p", "E", "B/op", []float64{8, 10}, rep(10, 2)),
 		measured("p", "E", "allocs/op", rep(1, 2), rep(2, 2)),
-		measured("p", "F", "frobs/op", spread(1, 2), spread(2, 2)), // other units: no sample-size warning
+		measured("p", "F", "frobs/op", spread(1, 2), spread(2, 2)), // custom metrics: inconclusive, no warning of the time rows
 	}
 	// E's allocations were measured at another b.N on head.
 	for i := range cmps[6].Head.Values {
@@ -343,7 +352,7 @@ func TestVerdictWarningsAndCounts(t *testing.T) {
 	for _, s := range []Status{Regression, Improvement, Unchanged, Unstable, New, Removed, Failed, Inconclusive} {
 		counts[s] = v.Count(s)
 	}
-	wantCounts := map[Status]int{Regression: 2, Unchanged: 1, Unstable: 2, Improvement: 0, New: 0, Removed: 0, Failed: 0, Inconclusive: 3}
+	wantCounts := map[Status]int{Regression: 2, Unchanged: 0, Unstable: 2, Improvement: 0, New: 0, Removed: 0, Failed: 0, Inconclusive: 4}
 	if diff := cmp.Diff(wantCounts, counts); diff != "" {
 		t.Errorf("counts (-want +got):\n%s", diff)
 	}
@@ -371,16 +380,24 @@ func TestVerdictWarningsAndCounts(t *testing.T) {
 func TestPassWithOnlyUngatedRows(t *testing.T) {
 	v := Judge([]stats.Comparison{
 		measured("p", "A", "B/s", spread(100, 6), spread(50, 6)),
-		measured("p", "B", "allocs/op", rep(1, 6), []float64{1, 2, 1, 1, 1, 1}),
+		measured("p", "B", "allocs/op", rep(1, 6), []float64{1, 3, 1, 1, 1, 1}),
 		measured("p", "C", "sec/op", nil, spread(1, 6)),
 		measured("p", "D", "sec/op", spread(1, 6), nil),
-	}, []Failure{{Package: "p", Name: "E", Side: SideBase, Message: "x"}}, DefaultPolicy())
+	}, []Failure{{Package: "p", Name: "E", Side: SideBase, Message: "x"}}, withoutMetrics(DefaultPolicy()))
 	if !v.Pass {
 		t.Errorf("Pass = false; results %+v", v.Results)
 	}
 	if n := len(v.Regressions()); n != 1 {
 		t.Errorf("%d regressions, want the ungated B/s one", n)
 	}
+}
+
+// withoutMetrics is p with custom metrics reported, not gated (--fail-on
+// without metrics).
+func withoutMetrics(p Policy) Policy {
+	p.FailOn = maps.Clone(p.FailOn)
+	delete(p.FailOn, Other)
+	return p
 }
 
 func TestJudgeEmpty(t *testing.T) {
@@ -417,7 +434,7 @@ func TestMinCount(t *testing.T) {
 
 func TestDefaultPolicy(t *testing.T) {
 	p := DefaultPolicy()
-	want := Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true, Allocs: true, Bytes: true}, FailOnFailure: true, Correction: Holm, InstructionThreshold: 0.01}
+	want := Policy{Threshold: 0.05, Alpha: 0.01, FailOn: map[Kind]bool{Time: true, Allocs: true, Bytes: true, Other: true}, FailOnFailure: true, Correction: Holm, InstructionThreshold: 0.01}
 	if diff := cmp.Diff(want, p); diff != "" {
 		t.Errorf("DefaultPolicy (-want +got):\n%s", diff)
 	}

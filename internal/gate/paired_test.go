@@ -364,7 +364,7 @@ func TestSuspicions(t *testing.T) {
 		// Short runs: 100 × 1 µs = 0.1 ms.
 		withIters(measured("p", "Short", "sec/op", spread(1e-6, 10), spread(1e-6, 10)), 100),
 		// Varying allocations.
-		measured("p", "Vary", "allocs/op", rep(3, 10), []float64{3, 4, 3, 3, 3, 3, 3, 3, 3, 3}),
+		measured("p", "Vary", "allocs/op", rep(3, 10), []float64{3, 5, 3, 3, 3, 3, 3, 3, 3, 3}),
 	}
 	v := Judge(cmps, nil, DefaultPolicy())
 	got := map[string][][2]string{}
@@ -377,7 +377,7 @@ func TestSuspicions(t *testing.T) {
 		"Empty sec/op":   {{SuspectOptimizedAway, "0.251 ns/op with 0 allocs/op on base and head: almost certainly optimized away; use the result (a sink) so the work cannot be removed"}},
 		"NoMem sec/op":   {{SuspectOptimizedAway, "0.301 ns/op (no allocation figures) on head: almost certainly optimized away; use the result (a sink) so the work cannot be removed"}},
 		"Short sec/op":   {{SuspectShortRuns, "a run timed only 100.5µs of work on base and head (b.N × time/op): too short to time reliably; use a longer --benchtime"}},
-		"Vary allocs/op": {{SuspectAllocsVary, "allocs/op varies between rounds (head 3–4): something allocates outside the benchmark loop or in the background, so the exact check cannot apply"}},
+		"Vary allocs/op": {{SuspectAllocsVary, "allocs/op varies between rounds (head 3–5): something allocates outside the benchmark loop or in the background, so the exact check cannot apply"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("suspicions (-want +got):\n%s", diff)

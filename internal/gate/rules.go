@@ -40,7 +40,7 @@ type Acceptance struct {
 }
 
 // SetFailOn sets the gated findings from the words of --fail-on (time,
-// allocs, bytes, instructions, failure, removed, inconclusive, scaling);
+// allocs, bytes, metrics (custom units: kind Other), instructions, failure, removed, inconclusive, scaling);
 // an empty list gates nothing. Unknown words are ignored: callers check
 // them when parsing.
 func (p *Policy) SetFailOn(words []string) {
@@ -50,6 +50,8 @@ func (p *Policy) SetFailOn(words []string) {
 		switch k {
 		case string(Time), string(Allocs), string(Bytes), string(Instructions):
 			p.FailOn[Kind(k)] = true
+		case "metrics":
+			p.FailOn[Other] = true
 		case "failure":
 			p.FailOnFailure = true
 		case "removed":

@@ -149,3 +149,79 @@ func level(arch string, env []string) string {
 		"GOPPC64": "power8", "GORISCV64": "rva20u64", "GOMIPS": "hardfloat", "GOMIPS64": "hardfloat",
 	}[name]
 }
+
+// The raw files' configuration keys (benchfmt "key: value" lines) that
+// record the machine; go test prints goarch: itself. The Go version is
+// not among them: base and head may be built by different toolchains,
+// and a key whose value differs between the files would split
+// benchstat's tables.
+const (
+	KeyCPU    = "machine-cpu"
+	KeyCores  = "machine-cores"
+	KeyKernel = "machine-kernel"
+	KeyLevel  = "machine-level"
+)
+
+// Config returns the benchfmt configuration lines that record i, for
+// the top of a raw file; empty fields are left out.
+func (i Info) Config() string {
+	var b strings.Builder
+	line := func(k, v string) {
+		// A value is one line: a newline would end the config line.
+		v = strings.Join(strings.Fields(v), " ")
+		if v != "" {
+			b.WriteString(k + ": " + v + "\n")
+		}
+	}
+	line(KeyCPU, i.CPU)
+	if i.Cores > 0 {
+		line(KeyCores, itoa(i.Cores))
+	}
+	line(KeyKernel, i.Kernel)
+	line(KeyLevel, i.Level)
+	return b.String()
+}
+
+// Read returns the machine a raw file records: its machine-* lines, else
+// the "cpu:" line go test prints, and "goarch:"; the first value of each
+// key counts. ok is false when the file records no CPU model.
+func Read(raw []byte) (i Info, ok bool) {
+	seen := map[string]bool{}
+	cpu := ""
+	for line := range bytes.SplitSeq(raw, []byte("\n")) {
+		k, v, found := strings.Cut(string(line), ":")
+		if !found || seen[k] || strings.ContainsAny(k, " \t") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case KeyCPU:
+			i.CPU = v
+		case KeyCores:
+			n := 0
+			for _, c := range v {
+				if c < '0' || c > '9' {
+					n = 0
+					break
+				}
+				n = n*10 + int(c-'0')
+			}
+			i.Cores = n
+		case KeyKernel:
+			i.Kernel = v
+		case KeyLevel:
+			i.Level = v
+		case "cpu":
+			cpu = strings.Join(strings.Fields(v), " ")
+		case "goarch":
+			i.Arch = v
+		default:
+			continue
+		}
+		seen[k] = true
+	}
+	if i.CPU == "" {
+		i.CPU = cpu
+	}
+	return i, i.CPU != ""
+}

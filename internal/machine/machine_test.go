@@ -49,3 +49,26 @@ func TestSameAndString(t *testing.T) {
 		t.Errorf("String = %q, want %q", got, want)
 	}
 }
+
+// What a raw file records is read back; go test's own cpu: line serves
+// files without benchgate's lines.
+func TestConfigRead(t *testing.T) {
+	in := Info{CPU: "AMD EPYC 7B13", Cores: 2, Kernel: "linux 6.1.0-18-amd64", Arch: "amd64", Level: "v3", Go: "go1.26.8"}
+	raw := in.Config() + "goos: linux\ngoarch: amd64\npkg: p\ncpu: Other CPU\nBenchmarkX 1 2 ns/op\n"
+	got, ok := Read([]byte(raw))
+	want := in
+	want.Go = "" // not recorded: the sides may differ
+	if !ok || got != want {
+		t.Errorf("Read = %+v, %v; want %+v", got, ok, want)
+	}
+	got, ok = Read([]byte("goarch: arm64\ncpu: Apple M2   \nBenchmarkX 1 2 ns/op\n"))
+	if !ok || got.CPU != "Apple M2" || got.Arch != "arm64" || got.Cores != 0 {
+		t.Errorf("go test's lines: %+v, %v", got, ok)
+	}
+	if _, ok := Read([]byte("BenchmarkX 1 2 ns/op\n")); ok {
+		t.Error("a file without a CPU line records a machine")
+	}
+	if c := (Info{CPU: "a\nBenchmarkEvil 1 1 ns/op"}).Config(); c != "machine-cpu: a BenchmarkEvil 1 1 ns/op\n" {
+		t.Errorf("a newline in a value: %q", c)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/benchout"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -31,6 +32,21 @@ const ScreenRoundsKey = "screen-rounds"
 type File struct {
 	Name string
 	Data []byte
+}
+
+// Decode returns f as benchfmt text: a go test -json stream (its first
+// non-blank byte is '{') converted by benchout.FromJSON, with lines
+// mapping the text's lines to the stream's (stats.Input.Lines); text as
+// it is, lines nil.
+func Decode(f File) (text File, lines []int, err error) {
+	if !benchout.IsJSON(f.Data) {
+		return f, nil, nil
+	}
+	data, lines, err := benchout.FromJSON(f.Name, f.Data)
+	if err != nil {
+		return File{}, nil, err
+	}
+	return File{Name: f.Name, Data: data}, lines, nil
 }
 
 // Raw is what a judgement reads: the screen's raw files and the failures

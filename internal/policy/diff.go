@@ -16,7 +16,9 @@ type Change struct {
 	Rule string
 	// Setting is the key that changes: threshold, alpha, fail-on,
 	// allocs.max-increase, bytes.max-increase, instructions.threshold,
-	// ignore, required or reason; "rule" for a rule added or removed (Old or
+	// ignore, required or reason; "units 'PATTERN'" for a units entry
+	// added or removed, "units 'PATTERN'.KEY" for one of its settings;
+	// "rule" for a rule added or removed (Old or
 	// New then lists its settings); "order" when rules present in both files
 	// apply in another order (Old and New list their patterns).
 	Setting string
@@ -185,6 +187,7 @@ func Diff(base, head *Policy) []Change {
 			commonBase = append(commonBase, br.Match)
 		}
 	}
+	out = append(out, diffUnits(base.Units, head.Units)...)
 	if !slices.Equal(commonBase, commonHead) {
 		q := func(list []string) string {
 			s := make([]string, len(list))
@@ -227,6 +230,64 @@ func DiffFor(base, head *Policy, benches []Bench) []BenchChange {
 		}
 		if len(ch) > 0 {
 			out = append(out, BenchChange{Bench: b, BaseRule: br.Match, HeadRule: hr.Match, Changes: ch})
+		}
+	}
+	return out
+}
+
+// unitFields lists a units entry's settings in a fixed order.
+func unitFields(u UnitRule) []field {
+	ignore := ""
+	if u.Ignore {
+		ignore = "true"
+	}
+	return []field{
+		{"direction", u.Direction, u.Line},
+		{"threshold", fmtPercent(u.Threshold), u.Threshold.Line},
+		{"ignore", ignore, u.Line},
+	}
+}
+
+// diffUnits lists the units entries head adds, changes and removes, by
+// pattern, as settings named "units 'PATTERN'" ("units 'B/s': default →
+// direction: higher") and "units 'PATTERN'.KEY".
+func diffUnits(base, head []UnitRule) []Change {
+	sum := func(u UnitRule) string {
+		var parts []string
+		for _, f := range unitFields(u) {
+			if f.value != "" {
+				parts = append(parts, f.name+": "+f.value)
+			}
+		}
+		if len(parts) == 0 {
+			return "nothing"
+		}
+		return strings.Join(parts, ", ")
+	}
+	byMatch := map[string]UnitRule{}
+	for _, u := range base {
+		byMatch[u.Match] = u
+	}
+	var out []Change
+	headHas := map[string]bool{}
+	for _, hu := range head {
+		headHas[hu.Match] = true
+		name := "units '" + hu.Match + "'"
+		bu, ok := byMatch[hu.Match]
+		if !ok {
+			out = append(out, Change{Setting: name, New: sum(hu), Line: hu.Line})
+			continue
+		}
+		bf, hf := unitFields(bu), unitFields(hu)
+		for i := range bf {
+			if bf[i].value != hf[i].value {
+				out = append(out, Change{Setting: name + "." + bf[i].name, Old: bf[i].value, New: hf[i].value, Line: hf[i].line})
+			}
+		}
+	}
+	for _, bu := range base {
+		if !headHas[bu.Match] {
+			out = append(out, Change{Setting: "units '" + bu.Match + "'", Old: sum(bu)})
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -132,5 +133,26 @@ func TestDiffFromNoFile(t *testing.T) {
 	want = []string{"threshold: 50% → default", "rule 'X' removed (it set fail-on: none)"}
 	if got := changeStrings(Diff(head, nil)); !slices.Equal(got, want) {
 		t.Errorf("Diff(head, nil) = %q, want %q", got, want)
+	}
+}
+
+// Head's units entries are compared by pattern.
+func TestDiffUnits(t *testing.T) {
+	base := mustParse(t, "b.yml", "units:\n  - match: B/s\n    threshold: 10%\n  - match: p99-ns\n    ignore: true\n")
+	head := mustParse(t, "h.yml", "units:\n  - match: B/s\n    threshold: 20%\n  - match: mgas/s\n    direction: lower\n")
+	var got []string
+	for _, c := range Diff(base, head) {
+		got = append(got, c.String())
+	}
+	want := []string{
+		"units 'B/s'.threshold: 10% → 20%",
+		"units 'mgas/s': default → direction: lower",
+		"units 'p99-ns': ignore: true → default",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Diff:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if d := Diff(base, base); len(d) != 0 {
+		t.Errorf("Diff(base, base) = %v", d)
 	}
 }

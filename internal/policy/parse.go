@@ -17,7 +17,8 @@ import (
 
 // The keys of the file, for the messages of unknown keys.
 var (
-	topKeys   = []string{"version", "threshold", "alpha", "fail-on", "allocs", "bytes", "instructions", "rules"}
+	topKeys   = []string{"version", "threshold", "alpha", "fail-on", "allocs", "bytes", "instructions", "rules", "units"}
+	unitKeys  = []string{"match", "direction", "threshold", "ignore", "reason"}
 	ruleKeys  = []string{"match", "threshold", "allocs", "bytes", "instructions", "fail-on", "ignore", "required", "reason"}
 	limitKeys = []string{"max-increase"}
 	instrKeys = []string{"threshold"}
@@ -284,6 +285,8 @@ func (p *parseState) top(pol *Policy, n ast.Node) {
 			p.instrBlock(kv.key, v, &pol.Instructions)
 		case "rules":
 			p.rules(pol, v)
+		case "units":
+			p.units(pol, v)
 		case "match", "ignore", "required", "reason":
 			p.errorf(kv.kNode, "%s belongs in a rule: a list item under rules:", kv.key)
 		default:
@@ -558,4 +561,115 @@ func (p *parseState) rule(n ast.Node) (parsedRule, bool) {
 	r.Instructions.FromRule = r.Instructions.Set
 	r.FailOn.FromRule = r.FailOn.Set
 	return r, len(p.errs) == errs
+}
+
+// units reads the units list: entries {match, direction, threshold,
+// ignore, reason} for custom metrics.
+func (p *parseState) units(pol *Policy, v ast.Node) {
+	if _, ok := v.(*ast.NullNode); ok {
+		return
+	}
+	seq, ok := v.(*ast.SequenceNode)
+	if !ok {
+		p.errorf(v, "units: want a list of entries (lines starting with -), got %s", describe(v))
+		return
+	}
+	byMatch := map[string]int{}
+	for _, item := range seq.Values {
+		n := p.resolve(item)
+		if n == nil {
+			continue
+		}
+		u, ok := p.unit(n)
+		if !ok {
+			continue
+		}
+		if first, dup := byMatch[u.Match]; dup {
+			p.errorf(n, "units: match %q repeats the entry of line %d, which always applies first", u.Match, first)
+			continue
+		}
+		byMatch[u.Match] = u.Line
+		u.Index = len(pol.Units)
+		pol.Units = append(pol.Units, u)
+	}
+}
+
+// builtinUnits are judged by their own rules; a units entry never applies
+// to them.
+var builtinUnits = []string{"sec/op", "allocs/op", "B/op", "instructions/op"}
+
+func (p *parseState) unit(n ast.Node) (UnitRule, bool) {
+	pairs, ok := p.mapping(n, "units entry")
+	if !ok {
+		return UnitRule{}, false
+	}
+	u := UnitRule{}
+	u.Line, _ = line(n)
+	if len(pairs) > 0 {
+		u.Line, _ = line(pairs[0].kNode)
+	}
+	errs := len(p.errs)
+	var matchSeen bool
+	var settings []pair
+	for _, kv := range pairs {
+		v := p.resolve(kv.value)
+		if v == nil {
+			continue
+		}
+		switch kv.key {
+		case "match":
+			matchSeen = true
+			s, ok := p.scalar(kv.key, v)
+			if !ok {
+				break
+			}
+			if s == "" {
+				p.errorf(v, "units: match: empty pattern: write '.*' to match every custom unit")
+				break
+			}
+			re, err := regexp.Compile("^(?:" + s + ")$")
+			if err != nil {
+				p.errorf(v, "units: match: invalid regular expression %q: %v", s, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+				break
+			}
+			for _, b := range builtinUnits {
+				if re.MatchString(b) {
+					p.errorf(v, "units: match %q matches %s, which has its own rules: a units entry is for custom metrics", s, b)
+				}
+			}
+			u.Match, u.re = s, re
+		case "direction":
+			s, ok := p.scalar(kv.key, v)
+			if !ok {
+				break
+			}
+			if s = strings.TrimSpace(s); s != Higher && s != Lower {
+				p.errorf(v, "units: direction: want higher or lower, got %q", s)
+				break
+			}
+			u.Direction = s
+			settings = append(settings, kv)
+		case "threshold":
+			p.percent("units: threshold", v, &u.Threshold)
+			u.Threshold.FromRule = u.Threshold.Set
+			settings = append(settings, kv)
+		case "ignore":
+			u.Ignore, _ = p.boolean(kv.key, v)
+		case "reason":
+			if s, ok := p.scalar(kv.key, v); ok {
+				u.Reason = strings.TrimSpace(s)
+			}
+		default:
+			p.errorf(kv.kNode, "units entry: %s", unknownKey(kv.key, unitKeys))
+		}
+	}
+	if !matchSeen {
+		p.errorf(n, "units entry has no match: every entry needs a match regexp over the unit")
+	}
+	if u.Ignore {
+		for _, kv := range settings {
+			p.errorf(kv.kNode, "%s has no effect: the entry has ignore: true", kv.key)
+		}
+	}
+	return u, len(p.errs) == errs
 }

@@ -22,7 +22,7 @@ const File = ".benchgate.yml"
 const Version = 1
 
 // FailOnKinds are the words of a fail-on list (besides "none").
-var FailOnKinds = []string{"time", "allocs", "bytes", "instructions", "failure", "removed", "inconclusive", "scaling"}
+var FailOnKinds = []string{"time", "allocs", "bytes", "metrics", "instructions", "failure", "removed", "inconclusive", "scaling"}
 
 // Setting is one value of the file. Set reports whether the file gives it;
 // Line is where (the line of the value). FromRule reports that the value
@@ -108,6 +108,9 @@ type Policy struct {
 	Instructions Setting[float64]
 	// Rules in file order.
 	Rules []Rule
+	// Units are the entries of units, in file order: directions,
+	// thresholds and ignores of custom metrics by unit.
+	Units []UnitRule
 }
 
 // Rule is one entry of rules, or, from [Policy.For], the settings that
@@ -247,4 +250,46 @@ func matches(re *regexp.Regexp, pkg, name string) bool {
 	}
 	stripped := Key(pkg, StripProcs(strings.TrimPrefix(name, "Benchmark")))
 	return stripped != full && re.MatchString(stripped)
+}
+
+// The directions a units entry can set.
+const (
+	Higher = "higher" // higher values are better (rates: B/s, items/s)
+	Lower  = "lower"  // lower values are better (time, sizes, counts)
+)
+
+// UnitRule is one entry of units: what the file says about the custom
+// metrics whose unit its pattern matches (docs/policy.md, "Units").
+type UnitRule struct {
+	// Index is the entry's position in Policy.Units, from 0; -1 for none.
+	Index int
+	// Line is the line of the entry's list item.
+	Line int
+	// Match is the pattern as written: a Go regexp that must match the
+	// whole unit as benchfmt tidies it ("B/s" for MB/s, "bytes-out/op").
+	Match string
+	re    *regexp.Regexp
+	// Direction is Higher, Lower, or "" (the unit's own).
+	Direction string
+	// Threshold is the smallest relative change of a varying metric that
+	// counts.
+	Threshold Setting[float64]
+	// Ignore: the unit's rows are listed as ignored, never judged.
+	Ignore bool
+	// Reason is the entry's reason text.
+	Reason string
+}
+
+// Unit returns the first units entry whose pattern matches the whole of
+// unit, or UnitRule{Index: -1} (also on a nil Policy).
+func (p *Policy) Unit(unit string) UnitRule {
+	if p == nil {
+		return UnitRule{Index: -1}
+	}
+	for _, u := range p.Units {
+		if u.re != nil && u.re.MatchString(unit) {
+			return u
+		}
+	}
+	return UnitRule{Index: -1}
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -123,7 +124,26 @@ func TestParseErrors(t *testing.T) {
 		want      []string
 	}{
 		{"unknown top key", "threshold: 5%\nthreshhold: 5%\n",
-			[]string{`.benchgate.yml:2: unknown key "threshhold": want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules`}},
+			[]string{`.benchgate.yml:2: unknown key "threshhold": want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules, units`}},
+		{"units: unknown key", "units:\n  - match: 'B/s'\n    better: higher\n",
+			[]string{`.benchgate.yml:3: units entry: unknown key "better": want match, direction, threshold, ignore, reason`}},
+		{"units: bad direction", "units:\n  - match: 'B/s'\n    direction: up\n",
+			[]string{`.benchgate.yml:3: units: direction: want higher or lower, got "up"`}},
+		{"units: built-in unit", "units:\n  - match: '.*/op'\n    direction: higher\n",
+			[]string{
+				`.benchgate.yml:2: units: match ".*/op" matches sec/op, which has its own rules: a units entry is for custom metrics`,
+				`.benchgate.yml:2: units: match ".*/op" matches allocs/op, which has its own rules: a units entry is for custom metrics`,
+				`.benchgate.yml:2: units: match ".*/op" matches B/op, which has its own rules: a units entry is for custom metrics`,
+				`.benchgate.yml:2: units: match ".*/op" matches instructions/op, which has its own rules: a units entry is for custom metrics`,
+			}},
+		{"units: no match", "units:\n  - direction: higher\n",
+			[]string{`.benchgate.yml:2: units entry has no match: every entry needs a match regexp over the unit`}},
+		{"units: ignore with settings", "units:\n  - match: x/s\n    ignore: true\n    threshold: 5%\n",
+			[]string{`.benchgate.yml:4: threshold has no effect: the entry has ignore: true`}},
+		{"units: not a list", "units: B/s\n",
+			[]string{`.benchgate.yml:1: units: want a list of entries (lines starting with -), got a string`}},
+		{"units: repeated", "units:\n  - match: x/s\n    direction: lower\n  - match: x/s\n    direction: higher\n",
+			[]string{`.benchgate.yml:4: units: match "x/s" repeats the entry of line 2, which always applies first`}},
 		{"unknown rule key", "rules:\n  - match: a\n    treshold: 5%\n",
 			[]string{`.benchgate.yml:3: rule: unknown key "treshold": want match, threshold, allocs, bytes, instructions, fail-on, ignore, required, reason`}},
 		{"bad regexp", "rules:\n  - match: x\n  - match: 'Encode('\n",
@@ -161,7 +181,7 @@ func TestParseErrors(t *testing.T) {
 		{"instructions key", "instructions: {max-increase: 1}\n",
 			[]string{`.benchgate.yml:1: instructions: unknown key "max-increase": want threshold`}},
 		{"fail-on unknown", "fail-on: [time, memory]\n",
-			[]string{`.benchgate.yml:1: fail-on: unknown kind "memory": want time, allocs, bytes, instructions, failure, removed, inconclusive, scaling, or none`}},
+			[]string{`.benchgate.yml:1: fail-on: unknown kind "memory": want time, allocs, bytes, metrics, instructions, failure, removed, inconclusive, scaling, or none`}},
 		{"fail-on none mixed", "rules:\n  - match: a\n    fail-on: time, none\n",
 			[]string{`.benchgate.yml:3: fail-on: none cannot be combined with other kinds`}},
 		{"version", "version: 2\n",
@@ -244,7 +264,7 @@ rules:
 `
 	// "tolerant" is not a key of the schema: aliases do not make unknown
 	// keys acceptable.
-	if _, err := Parse("f.yml", []byte(src)); err == nil || err.Error() != `f.yml:2: unknown key "tolerant": want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules` {
+	if _, err := Parse("f.yml", []byte(src)); err == nil || err.Error() != `f.yml:2: unknown key "tolerant": want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules, units` {
 		t.Fatalf("err = %v", err)
 	}
 	p := mustParse(t, "f.yml", strings.Replace(src, "tolerant: &tolerant\n", "", 1))
@@ -428,5 +448,38 @@ func TestMissingRequired(t *testing.T) {
 	}
 	if !p.For("ex.com/codec", "ColdDecode-8").Ignore || p.For("ex.com/parse", "Parse-8").Ignore {
 		t.Error("For(...).Ignore")
+	}
+}
+
+// units entries match the whole unit, first entry first.
+func TestUnits(t *testing.T) {
+	p := mustParse(t, ".benchgate.yml", `units:
+  - match: 'B/s'
+    direction: lower
+    reason: a cost, not a rate
+  - match: '.*/s'
+    threshold: 20%
+  - match: 'p99-ns'
+    ignore: true
+`)
+	for unit, want := range map[string]string{
+		"B/s":          "0 lower false false",
+		"MB/s":         "1  true false",
+		"items/s":      "1  true false",
+		"p99-ns":       "2  false true",
+		"p99-ns/op":    "-1  false false",
+		"bytes-out/op": "-1  false false",
+	} {
+		u := p.Unit(unit)
+		if got := fmt.Sprintf("%d %s %v %v", u.Index, u.Direction, u.Threshold.Set, u.Ignore); got != want {
+			t.Errorf("Unit(%q) = %s, want %s", unit, got, want)
+		}
+	}
+	if u := p.Unit("items/s"); u.Threshold.Value != 0.2 || u.Line != 5 {
+		t.Errorf("items/s entry: %+v", u)
+	}
+	var nilPolicy *Policy
+	if u := nilPolicy.Unit("B/s"); u.Index != -1 {
+		t.Errorf("nil policy: %+v", u)
 	}
 }

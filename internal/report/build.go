@@ -633,7 +633,21 @@ func resultRow(r gate.Result, rest bool) Row {
 	if rest {
 		status = []Span{txt(statusWord(r))}
 	}
-	return Row{Cells: [][]Span{status, {nameSpan(r.Name)}, {unitSpan(r.Unit)}, c.base, c.head, change, c.p, c.noise, c.benchstat, c.n, rowReason(r)}}
+	return Row{Cells: [][]Span{status, {nameSpan(r.Name)}, unitCell(r), c.base, c.head, change, c.p, c.noise, c.benchstat, c.n, rowReason(r)}}
+}
+
+// unitCell is a row's unit; a custom metric's says its direction ("B/s ↑
+// better", "bytes-out/op ↓ better"): time, allocations and bytes are
+// always lower-is-better, a custom unit may be either.
+func unitCell(r gate.Result) []Span {
+	if r.Kind != gate.Other {
+		return []Span{unitSpan(r.Unit)}
+	}
+	arrow := " ↓ better"
+	if r.Direction() == "higher" {
+		arrow = " ↑ better"
+	}
+	return []Span{unitSpan(r.Unit), txt(arrow)}
 }
 
 // statusMark marks a row of the primary tables: fails the gate, a

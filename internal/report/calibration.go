@@ -9,13 +9,17 @@ import (
 
 	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/machine"
 )
 
 // Calibration is the result of `benchgate calibrate`: an A/A run of one
 // commit against itself.
 type Calibration struct {
-	Rev        string
-	SHA        string
+	Rev string
+	SHA string
+	// Machine is the computer measured: the noise floor is this
+	// machine's; nil when unknown.
+	Machine    *machine.Info
 	Rounds     int
 	Benchtime  string
 	Alpha      float64
@@ -93,7 +97,11 @@ func BuildCalibration(c Calibration, m Meta) *Document {
 	if c.SHA != "" {
 		run.text(" ").add(codeText(c.SHA[:min(len(c.SHA), 12)]))
 	}
-	run.text(" measured against itself · " + english.Plural(c.Rounds, "round", "rounds") + " · benchtime ").name(c.Benchtime).
+	run.text(" measured against itself")
+	if c.Machine != nil && c.Machine.String() != "" {
+		run.text(" on ").name(c.Machine.String())
+	}
+	run.text(" · " + english.Plural(c.Rounds, "round", "rounds") + " · benchtime ").name(c.Benchtime).
 		text(" · α=").num(strconv.FormatFloat(c.Alpha, 'g', -1, 64)).text(" (" + string(c.Correction) + " over " + english.Plural(len(c.Benchmarks), "benchmark", "benchmarks") + ")")
 	rec := line{strong("Recommended:"), txt(" ")}
 	rec.add(codeText(fmt.Sprintf("--count %d --threshold %.1f%% --benchtime %s", c.Recommend.Count, 100*c.Recommend.Threshold, c.Recommend.Benchtime)))
@@ -168,7 +176,7 @@ func fmtSec(s float64) string {
 // undefined figure (no detectable change at all) is written as -1.
 func CalibrationJSON(c Calibration) ([]byte, error) {
 	j := jsonCalibration{
-		Rev: c.Rev, SHA: c.SHA, Rounds: c.Rounds, Benchtime: c.Benchtime, Alpha: c.Alpha, Correction: string(c.Correction),
+		Rev: c.Rev, SHA: c.SHA, Machine: c.Machine, Rounds: c.Rounds, Benchtime: c.Benchtime, Alpha: c.Alpha, Correction: string(c.Correction),
 		Benchmarks: []jsonCalibrationBench{}, FalseAlarms: len(c.Alarms), Alarms: []string{},
 		Recommend: jsonRecommendation{Count: c.Recommend.Count, Threshold: c.Recommend.Threshold, Benchtime: c.Recommend.Benchtime,
 			Reason: Plain(recommendSpans(c)), TooNoisy: append([]string{}, c.Recommend.TooNoisy...)},
@@ -196,6 +204,7 @@ func CalibrationJSON(c Calibration) ([]byte, error) {
 type jsonCalibration struct {
 	Rev         string                 `json:"rev"`
 	SHA         string                 `json:"sha"`
+	Machine     *machine.Info          `json:"machine,omitempty"`
 	Rounds      int                    `json:"rounds"`
 	Benchtime   string                 `json:"benchtime"`
 	Alpha       float64                `json:"alpha"`

@@ -75,7 +75,11 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	}
 	for _, k := range []gate.Kind{gate.Time, gate.Allocs, gate.Bytes, gate.Instructions, gate.Other} {
 		if v.Policy.FailOn[k] {
-			doc.Policy.FailOn = append(doc.Policy.FailOn, string(k))
+			w := string(k)
+			if k == gate.Other {
+				w = "metrics" // the word of --fail-on
+			}
+			doc.Policy.FailOn = append(doc.Policy.FailOn, w)
 		}
 	}
 	for _, r := range v.Results {
@@ -130,18 +134,19 @@ type jsonDoc struct {
 
 func jsonBenchmarkOf(r gate.Result) jsonBenchmark {
 	b := jsonBenchmark{
-		Package:  r.Package,
-		Name:     r.Name,
-		Unit:     r.Unit,
-		Kind:     string(r.Kind),
-		Base:     jsonSummaryOf(r.Base),
-		Head:     jsonSummaryOf(r.Head),
-		Status:   string(r.Status),
-		Gated:    r.Gated,
-		Reason:   jsonReasonOf(r.Reason, Plain(reasonSpans(r))),
-		Warnings: []string{},
-		TooNoisy: r.TooNoisy,
-		Suspect:  []jsonSuspicion{},
+		Package:   r.Package,
+		Name:      r.Name,
+		Unit:      r.Unit,
+		Kind:      string(r.Kind),
+		Direction: r.Direction(),
+		Base:      jsonSummaryOf(r.Base),
+		Head:      jsonSummaryOf(r.Head),
+		Status:    string(r.Status),
+		Gated:     r.Gated,
+		Reason:    jsonReasonOf(r.Reason, Plain(reasonSpans(r))),
+		Warnings:  []string{},
+		TooNoisy:  r.TooNoisy,
+		Suspect:   []jsonSuspicion{},
 	}
 	if r.Test != "" {
 		b.Test = ptr(string(r.Test))
@@ -238,6 +243,7 @@ type jsonBenchmark struct {
 	Name         string            `json:"name"`
 	Unit         string            `json:"unit"`
 	Kind         string            `json:"kind"`
+	Direction    string            `json:"direction"`
 	Base         *jsonSummary      `json:"base"`
 	Head         *jsonSummary      `json:"head"`
 	Test         *string           `json:"test"`

@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/machine"
 )
 
 // Run is what a run learned while it measured, as facts: figures, no
@@ -22,6 +23,10 @@ type Run struct {
 	// Unclosed is what the sandbox could not close to the benchmarks'
 	// code, and why (untrusted: paths).
 	Unclosed []Named
+	// Machine is the computer the benchmarks ran on (machine.Here for a
+	// run; for compare and merge what the raw files record); nil when
+	// unknown.
+	Machine *machine.Info
 	// Affected is the --packages affected selection; nil without one.
 	Affected *Affected
 	// CountAdvice warns that --count cannot reach alpha (gate.CountAdvice).
@@ -192,6 +197,11 @@ func (r Run) items() [][]Span {
 	for _, u := range r.Unclosed {
 		out = append(out, []Span{txt("not closed to the benchmarks' code, which can read it: "), prose(u.Name + " (" + u.Reason + ")")})
 	}
+	if m := r.Machine; m != nil && m.String() != "" {
+		// The CPU model and kernel come from the machine, which the
+		// change's code may have shaped (a self-hosted runner): a name.
+		out = append(out, []Span{txt("machine: "), nameSpan(m.String())})
+	}
 	if a := r.Affected; a != nil {
 		out = append(out, []Span{txt("packages affected by the change: "), prose(a.Summary)})
 		for i, e := range a.Skipped {
@@ -359,6 +369,7 @@ type jsonRun struct {
 	PGO          []string             `json:"pgo"`
 	Policy       []jsonPolicyNote     `json:"policy"`
 	Unclosed     []jsonNamed          `json:"unclosed"`
+	Machine      *machine.Info        `json:"machine,omitempty"`
 	Affected     *jsonAffected        `json:"affected,omitempty"`
 	Adaptive     *jsonAdaptive        `json:"adaptive,omitempty"`
 	Lane         *jsonLane            `json:"instruction_lane,omitempty"`
@@ -466,7 +477,7 @@ func (r Run) json() *jsonRun {
 		return nil
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
-	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Policy: []jsonPolicyNote{}, Unclosed: []jsonNamed{}, Merged: []jsonMergedShard{}}
+	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Policy: []jsonPolicyNote{}, Unclosed: []jsonNamed{}, Merged: []jsonMergedShard{}, Machine: r.Machine}
 	for _, m := range r.Merged {
 		j.Merged = append(j.Merged, jsonMergedShard(m))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/stats"
 	"golang.org/x/perf/benchunit"
 )
 
@@ -75,6 +76,9 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		l.num(exactRange(rs.Base)).text(" ").add(unitSpan(unit)).text(" on both sides in every round")
 	case gate.ReasonExactChange:
 		l.num(exactRange(rs.Base) + " → " + exactRange(rs.Head)).text(" ").add(unitSpan(unit)).text(" in every round")
+		if stats.Custom(unit) {
+			l.add(directionSpans(rs)...)
+		}
 	case gate.ReasonSeparated:
 		dir := "above"
 		if rs.Head != nil && rs.Base != nil && rs.Head.Max < rs.Base.Min {
@@ -98,6 +102,9 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 			l.text(s.side + " varies ").num(exactRange(s.r))
 		}
 		l.text(" ").add(unitSpan(unit)).text(" between rounds: not judged exactly")
+	case gate.ReasonBackground:
+		l.text("base ").num(exactRange(rs.Base)).text(", head ").num(exactRange(rs.Head)).text(" ").add(unitSpan(unit)).
+			text(": within one of each other, a runtime allocation caught by a short run")
 	case gate.ReasonNoTest:
 		l.text("no test applies")
 	case gate.ReasonZeroBoth:
@@ -136,6 +143,8 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		l.add(instructionWhy(rs, unit)...)
 	case gate.ReasonIgnored:
 		l.text("ignored by the policy: not run, not judged")
+	case gate.ReasonUnitIgnored:
+		l.text("unit ignored by the policy (units: ").name(rs.Detail).text("): not judged")
 	case gate.ReasonWithinAllowance:
 		l.num(exactRange(rs.Base) + " → " + exactRange(rs.Head)).text(" ").add(unitSpan(unit)).
 			text(": an increase the policy accepts (max-increase ").num(rs.Allowance).text(")")
@@ -213,7 +222,7 @@ func directionSpans(rs gate.Reason) []Span {
 	case 1:
 		return []Span{txt(" (higher is better)")}
 	case 0:
-		return []Span{txt(" (direction unknown: lower assumed better)")}
+		return []Span{txt(" (lower is better)")}
 	}
 	return nil
 }

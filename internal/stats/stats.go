@@ -27,6 +27,21 @@ import (
 type Input struct {
 	Name string
 	R    io.Reader
+	// Lines maps R's lines to the lines of the file Name names, for
+	// errors: line i of R is line Lines[i-1] of the file (text converted
+	// from go test -json, benchout.FromJSON); nil when R is the file.
+	Lines []int
+}
+
+// line maps line n of in's reader to the file's line.
+func (in Input) line(n int) int {
+	if in.Lines == nil || n < 1 {
+		return n
+	}
+	if n > len(in.Lines) {
+		return in.Lines[len(in.Lines)-1]
+	}
+	return in.Lines[n-1]
 }
 
 // Obs is one observation: a value of one unit from one benchmark result line.
@@ -105,7 +120,7 @@ func Load(base, head Input) (*Set, error) {
 		for r.Scan() {
 			switch rec := r.Result().(type) {
 			case *benchfmt.Result:
-				round, err := roundOf(rec)
+				round, err := roundOf(rec, side.in)
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -113,7 +128,7 @@ func Load(base, head Input) (*Set, error) {
 				results++
 				if !looksSeen {
 					looksSeen = true
-					if looks, err = looksOf(rec); err != nil {
+					if looks, err = looksOf(rec, side.in); err != nil {
 						errs = append(errs, err)
 						continue
 					}
@@ -121,7 +136,7 @@ func Load(base, head Input) (*Set, error) {
 				for _, v := range rec.Values {
 					if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
 						file, line := rec.Pos()
-						s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: %s: ignoring non-finite value %v %s", file, line, rec.Name, v.Value, v.Unit))
+						s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: %s: ignoring non-finite value %v %s", file, side.in.line(line), rec.Name, v.Value, v.Unit))
 						continue
 					}
 					k := Key{Package: rec.GetConfig("pkg"), Name: rec.Name.String(), Unit: v.Unit}
@@ -132,7 +147,9 @@ func Load(base, head Input) (*Set, error) {
 					side.obs[k] = append(side.obs[k], Obs{Value: v.Value, Round: round, Iters: rec.Iters})
 				}
 			case *benchfmt.SyntaxError:
-				errs = append(errs, rec)
+				e := *rec
+				e.Line = side.in.line(e.Line)
+				errs = append(errs, &e)
 			default:
 				// Unit metadata is accumulated by the Reader; other
 				// record types may be added to benchfmt in the future.
@@ -160,7 +177,7 @@ func Load(base, head Input) (*Set, error) {
 
 // looksOf returns the "looks" configuration value of res: ascending
 // round numbers separated by commas, or nil without one.
-func looksOf(res *benchfmt.Result) ([]int, error) {
+func looksOf(res *benchfmt.Result, in Input) ([]int, error) {
 	v := res.GetConfig("looks")
 	if v == "" {
 		return nil, nil
@@ -170,6 +187,7 @@ func looksOf(res *benchfmt.Result) ([]int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || (len(looks) > 0 && n <= looks[len(looks)-1]) {
 			file, line := res.Pos()
+			line = in.line(line)
 			return nil, fmt.Errorf("%s:%d: looks %q: want ascending round numbers such as 5,10,20", file, line, v)
 		}
 		looks = append(looks, n)
@@ -178,7 +196,7 @@ func looksOf(res *benchfmt.Result) ([]int, error) {
 }
 
 // roundOf returns the "round" configuration value of res, or -1.
-func roundOf(res *benchfmt.Result) (int, error) {
+func roundOf(res *benchfmt.Result, in Input) (int, error) {
 	v := res.GetConfig("round")
 	if v == "" {
 		return -1, nil
@@ -186,6 +204,7 @@ func roundOf(res *benchfmt.Result) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 {
 		file, line := res.Pos()
+		line = in.line(line)
 		return 0, fmt.Errorf("%s:%d: round %q is not a non-negative integer", file, line, v)
 	}
 	return n, nil
@@ -268,9 +287,10 @@ type Comparison struct {
 	// unknown. It comes from "Unit ... better=" metadata, then benchfmt's
 	// built-in defaults, then the rule that a unit ending in "/s" is a rate.
 	Better int
-	// Paired is the paired analysis of a sec/op series measured in rounds
-	// (see the package documentation); nil for other units and without
-	// rounds present on both sides.
+	// Paired is the paired analysis of a sec/op or custom-metric ([Custom])
+	// series measured in rounds (see the package documentation); nil for
+	// other units, without rounds present on both sides, and for a
+	// custom metric with a value ≤ 0 in a round.
 	Paired *Paired
 	// Estimator is the reduction of each round's runs (Set.Estimator;
 	// never empty).
@@ -351,14 +371,31 @@ func compareKey(s *Set, k Key, confidence, alpha float64, th *benchmath.Threshol
 		d := c.Head.Center/c.Base.Center - 1
 		c.Delta = &d
 	}
-	if k.Unit == "sec/op" {
+	switch {
+	case k.Unit == "sec/op":
 		var warn string
 		c.Paired, warn = pairedRounds(c.BaseRounds, c.HeadRounds, est, confidence, alpha)
 		if warn != "" {
 			c.Warnings = append(c.Warnings, warn)
 		}
+	case Custom(k.Unit):
+		// A metric ≤ 0 in a round has no log-ratio: it is judged by the
+		// U test instead, which needs no word here.
+		c.Paired, _ = pairedRounds(c.BaseRounds, c.HeadRounds, est, confidence, alpha)
 	}
 	return c
+}
+
+// Custom reports whether unit is a custom metric: not time/op,
+// allocations, bytes per op or instructions (B/s from b.SetBytes and
+// b.ReportMetric's units are). Custom metrics measured in rounds get a
+// paired analysis too.
+func Custom(unit string) bool {
+	switch unit {
+	case "sec/op", "allocs/op", "B/op", "instructions/op":
+		return false
+	}
+	return true
 }
 
 func better(units benchfmt.UnitMetadataMap, unit string) int {

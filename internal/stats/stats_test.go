@@ -13,7 +13,7 @@ import (
 
 func load(t *testing.T, base, head string) *Set {
 	t.Helper()
-	s, err := Load(Input{"base.txt", strings.NewReader(base)}, Input{"head.txt", strings.NewReader(head)})
+	s, err := Load(Input{Name: "base.txt", R: strings.NewReader(base)}, Input{Name: "head.txt", R: strings.NewReader(head)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestLoadErrors(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Load(Input{"base.txt", tt.base}, Input{"head.txt", tt.head})
+			s, err := Load(Input{Name: "base.txt", R: tt.base}, Input{Name: "head.txt", R: tt.head})
 			if err == nil {
 				t.Fatalf("Load succeeded, want error; keys %v", s.Keys)
 			}
@@ -421,5 +421,22 @@ func TestLoadLooks(t *testing.T) {
 	}
 	if s := load(t, "BenchmarkA 10 1 ns/op\n", "BenchmarkA 10 1 ns/op\n"); s.Looks != nil {
 		t.Errorf("a fixed-length run has looks %v", s.Looks)
+	}
+}
+
+// Text converted from go test -json names the stream's lines in its
+// errors (Input.Lines).
+func TestLoadMapsLines(t *testing.T) {
+	base := "pkg: p\nBenchmarkX 10 1 ns/op\n"
+	head := "pkg: p\nround: x\nBenchmarkX 10 1 ns/op\nBenchmarkY 10 1\n"
+	_, err := Load(Input{Name: "base.json", R: strings.NewReader(base), Lines: []int{3, 9}},
+		Input{Name: "head.json", R: strings.NewReader(head), Lines: []int{2, 4, 7, 12}})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{`head.json:7: round "x"`, "head.json:12: "} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
 	}
 }
