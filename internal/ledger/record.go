@@ -91,10 +91,7 @@ func entry(r gate.Result, confidence float64) (Entry, bool) {
 	if r.Base == nil || r.Head == nil || !(r.Base.Center > 0) || !(r.Head.Center > 0) {
 		return Entry{}, false
 	}
-	e := Entry{Direction: Lower, BaseMedian: r.Base.Center, HeadMedian: r.Head.Center, Confidence: confidence}
-	if r.Better > 0 {
-		e.Direction = Higher
-	}
+	e := Entry{Direction: r.Direction(), BaseMedian: r.Base.Center, HeadMedian: r.Head.Center, Confidence: confidence}
 	if r.P != nil {
 		p := *r.P
 		e.P = &p
