@@ -292,7 +292,9 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 		f := freshBy[nr.Key]
 		nr.Confirmation = ptr(f)
 		nr.Screen = ptr(scr)
-		if (nr.Status == Regression || nr.Status == Improvement) && (d.stopped || !replicated(freshEstimate(f), *nr.Delta)) {
+		changed := nr.Status == Regression || nr.Status == Improvement
+		if changed && !replicated(freshEstimate(f), *nr.Delta) || d.stopped && (scr.Status == Regression || scr.Status == Improvement) {
+			// Not reproduced, or stopped short of its planned rounds.
 			nr.Status = Unchanged
 			nr.Reason.Code = ReasonVanished
 		}
