@@ -8,26 +8,44 @@ import (
 	"github.com/benchgate/benchgate/internal/stats"
 )
 
-// PromisingP is the raw p-value below which a screened time row may go on
-// to the confirmation stage ([Promising]). 0.2 rather than the audit's
-// 0.05: the pooled p-value is valid whether or not a row was re-run, so a
-// wider zone costs re-runs, not error control, and it stops the screen's
-// 10 rounds from discarding real changes (at --threshold 2%, 5 % noise
-// and a +5 % change, 0.05 let 1 in 8 go unconfirmed; TestSimPromisingZone).
+// PromisingP is the widest raw p-value cut of the promising zone
+// ([Promising]): the cut of a suite of up to [promisingWide] time rows.
+// Wider than the audit's 0.05 so that the screen's 10 rounds do not
+// discard real changes (at --threshold 2%, 5 % noise and a +5 % change,
+// 0.05 let 1 in 8 go unconfirmed; TestSimPromisingZone).
 const PromisingP = 0.2
+
+// promisingWide is the largest suite whose promising cut is PromisingP.
+const promisingWide = 20
+
+// PromisingLevel returns the raw p-value below which a screened time row
+// of a family of m goes on to the confirmation stage: PromisingP for up to
+// 20 rows, then PromisingP·√(20/m) (0.063 at 200 rows, 0.02 at 2,000), and
+// never below alpha. The pooled decision of a larger family needs a
+// smaller p-value (Holm's first step is α/m), which a row far from it in
+// the screen reaches only rarely: at 200 rows a screen p of 0.2 needs a
+// fresh-round z of about 4.5. Which rows are re-run costs no error
+// control (see [Confirm]), only re-runs or power.
+func PromisingLevel(m int, alpha float64) float64 {
+	cut := PromisingP
+	if m > promisingWide {
+		cut *= math.Sqrt(promisingWide / float64(m))
+	}
+	return math.Max(cut, alpha)
+}
 
 // Promising returns the time rows of a screening verdict that go on to
 // the confirmation stage (the "promising zone"): rows of the family
 // judged by a test (not inconclusive, not failed) whose raw p-value is
-// below PromisingP (or Alpha, if larger) and whose change is at least half
-// the threshold either way (≥ +Threshold/2, or ≤ the inverse of
-// +Threshold/2). The screen never fails the gate alone: the decision is
-// [Confirm]'s, on the screen's and the fresh rounds pooled. A row the
+// below [PromisingLevel] for the family's size and whose change is at
+// least half the threshold either way (≥ +Threshold/2, or ≤ the inverse
+// of +Threshold/2). The screen never fails the gate alone: the decision
+// is [Confirm]'s, on the screen's and the fresh rounds pooled. A row the
 // screen alone would call a regression or an improvement is always
 // promising. Keys are in the verdict's order.
 func Promising(v Verdict) []stats.Key {
 	p := v.Policy
-	level := math.Max(PromisingP, p.Alpha)
+	level := PromisingLevel(v.Family, p.Alpha)
 	var out []stats.Key
 	for _, r := range v.Results {
 		if r.Kind != Time || r.Base == nil || r.Head == nil || r.Status == Failed || r.Test == "" || r.P == nil || r.Delta == nil {
@@ -36,7 +54,8 @@ func Promising(v Verdict) []stats.Key {
 		rp, _ := p.row(r.Package, r.Name)
 		half := rp.Threshold / 2
 		d := *r.Delta
-		if *r.P < level && (d >= half-thresholdSlack || d <= ImprovementThreshold(half)+thresholdSlack) {
+		screenSays := r.Status == Regression || r.Status == Improvement
+		if screenSays || *r.P < level && (d >= half-thresholdSlack || d <= ImprovementThreshold(half)+thresholdSlack) {
 			out = append(out, r.Key)
 		}
 	}
@@ -77,15 +96,25 @@ func ConfirmRounds(n, m int, p Policy) int {
 //     [ReasonVanished] when only the replication check failed.
 //
 // The pooled test is the test the screen chose for the row (its choice
-// rests on statistics the null's sign flips leave unchanged). Why this
-// keeps the false-fail rate at Alpha: a row is rejected only if its
-// pooled p-value is small, and the pooled p-value is a valid p-value
-// whether or not the row was re-run (had every row been re-run, the same
-// test on the same data would give it); Holm over valid p-values keeps
-// the family-wise rate. The replication check lowers it further. In
-// simulation (TestSimPromisingZone) the false-fail rate stays ≤ α/2 while the
-// power is 2–8× that of "screen AND confirm, each at α" (statistics
-// audit: 0.72 against 0.185 at +10 % with 10 % noise).
+// rests on statistics the null's sign flips leave unchanged). A promising
+// row that ran fewer fresh rounds than [FreshRounds] planned (stopped
+// after the first stage, [Continuing]) enters with p = 1 and is unchanged.
+//
+// Why this keeps the false-fail rate at Alpha (statistics audit, round
+// 2): imagine every row re-run for its own count of fresh rounds; each
+// row's pooled p-value would then be exact. A row is rejected only if it
+// was promising, ran all its rounds and Holm over the p-values, with 1
+// for every other row, rejects it; Holm is monotone, so these rejections
+// are a subset of Holm's on the every-row-re-run p-values, whose
+// family-wise rate is at most Alpha (BH's false discovery rate likewise).
+// The property is unconditional: the pooled p-value of a row that was
+// re-run because it looked promising is not valid on its own (a null row
+// so selected reaches raw p < α about 5× as often as α). It needs a row's
+// count not to depend on its signs, which is why [FreshRounds] measures
+// the noise about 0. The replication check lowers the rate further. In
+// simulation (TestSimPromisingZone, TestConfirmCost) the rate stays at or
+// below α while the power is 2–8× that of "screen AND confirm, each at
+// α" (statistics audit: 0.72 against 0.185 at +10 % with 10 % noise).
 //
 // With sequential looks (Policy.Looks, --max-time) the screen stopped
 // each row at a look of its own choosing; the pooled analysis then
@@ -191,6 +220,7 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 	for _, k := range Promising(screen) {
 		promising[k] = true
 	}
+	planned := FreshRounds(screen)
 
 	v := screen
 	v.Results = slices.Clone(screen.Results)
@@ -202,9 +232,10 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 	}
 	m := len(family)
 	type decided struct {
-		r     Result
-		looks []int
-		u     uData
+		r       Result
+		looks   []int
+		u       uData
+		stopped bool // fewer fresh rounds than planned: never a change
 	}
 	rows := map[int]*decided{}
 	seqPs := make([]float64, m)
@@ -238,10 +269,14 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 		// The screen's looks, moved by the fresh rounds this row got.
 		added := pooledN(c, test) - pooledN(r.Comparison, test)
 		looks := shiftLooks(p.Looks, max(added, 0))
-		seqPs[j] = sequentialP(*nr.P, looks, floorFn(test))
-		rows[i] = &decided{nr, looks, u}
+		stopped := pooledN(f.Comparison, test) < planned[r.Key]
+		if !stopped {
+			seqPs[j] = sequentialP(*nr.P, looks, floorFn(test))
+		}
+		rows[i] = &decided{nr, looks, u, stopped}
 	}
 	adj := adjust(seqPs, correctionOf(p.Correction))
+	steps := stepFactors(seqPs, correctionOf(p.Correction), p.Alpha)
 	for j, i := range family {
 		d, ok := rows[i]
 		if !ok {
@@ -252,12 +287,14 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 		nr.PAdjusted = ptr(adj[j])
 		lp, _ := p.row(nr.Package, nr.Name)
 		lp.Looks, lp.ConfirmRounds = d.looks, 0
-		decide(&nr, m, lp)
+		decide(&nr, m, steps[j], lp)
 		assess(&nr, d.u, m, lp, nil)
 		f := freshBy[nr.Key]
 		nr.Confirmation = ptr(f)
 		nr.Screen = ptr(scr)
-		if (nr.Status == Regression || nr.Status == Improvement) && !replicated(freshEstimate(f), *nr.Delta) {
+		changed := nr.Status == Regression || nr.Status == Improvement
+		if changed && !replicated(freshEstimate(f), *nr.Delta) || d.stopped && (scr.Status == Regression || scr.Status == Improvement) {
+			// Not reproduced, or stopped short of its planned rounds.
 			nr.Status = Unchanged
 			nr.Reason.Code = ReasonVanished
 		}
@@ -335,42 +372,102 @@ func freshEstimate(f Result) *float64 {
 
 func ptr[T any](v T) *T { return &v }
 
-// FreshRounds returns the number of fresh rounds the promising rows of a
-// screen of n rounds get: the screen's Policy.ConfirmRounds at least, and
-// more when a promising row's noise needs them for the pooled paired test
-// to see a change of its threshold (the MDE at the level one changed
-// benchmark of the family must reach, 80 % power, falls to the
-// threshold), at most 3n. A smaller --threshold, or a noisier machine,
-// thus buys rounds for the rows that may have changed, not for the suite:
-// at --threshold 2% and 5 % noise per round, 10 screen rounds get 30 more.
-// The number rests on the promising rows' noise and thresholds, never on
-// their estimates: a row that looks like a large change gets no fewer
-// rounds than one that looks small (TestSimPromisingZone asserts the
-// false-fail rate with it).
-func FreshRounds(screen Verdict, n int) int {
-	p := screen.Policy
-	fresh := max(p.ConfirmRounds, 1)
-	limit := max(fresh, 3*n)
-	m := max(screen.Family, 1)
-	promising := map[stats.Key]bool{}
+// FreshRounds returns the fresh rounds each promising row of a screen
+// gets at most ([Promising]), by key: the screen's Policy.ConfirmRounds at
+// least, and more when the row's own noise needs them for the pooled
+// paired test to see a change of its own threshold (the MDE at the level
+// one changed benchmark of the family must reach, 80 % power, falls to
+// the threshold), at most 3× the row's screen rounds. Each row gets what
+// it needs, not the most any promising row needs: one noisy row no longer
+// buys 3n rounds for every other. At --threshold 2% and 5 % noise per
+// round, 10 screen rounds get 30 more; a 2 %-noise row gets 10.
+//
+// The rounds come in two stages: every promising row gets
+// [FirstFresh] of them (its whole count when that is smaller), and only
+// the rows that [Continuing] names after that get the rest.
+//
+// A row's count rests on its threshold and on its noise measured about 0
+// ([stats.SymmetricNoise]), which the null's sign flips leave unchanged:
+// never on its estimate or its p-value, so the pooled p-value of a row
+// that ran them all is the one it would have had had every row been
+// re-run to its count, which is what makes the pooled decision valid
+// ([Confirm]).
+func FreshRounds(screen Verdict) map[stats.Key]int {
+	out := map[stats.Key]int{}
 	for _, k := range Promising(screen) {
-		promising[k] = true
-	}
-	for _, r := range screen.Results {
-		if !promising[r.Key] || r.Paired == nil || r.Test != TestPaired {
-			continue
-		}
-		rp, _ := p.row(r.Package, r.Name)
-		if rp.Threshold <= 0 {
-			continue
-		}
-		for fresh < limit {
-			level := lookThresholdFor(TestPaired, p.Alpha, m, p.Correction, shiftLooks(p.Looks, fresh))
-			if stats.MDE(r.Paired.N+fresh, r.Paired.Noise, level) <= rp.Threshold {
+		for _, r := range screen.Results {
+			if r.Key == k {
+				out[k] = rowFresh(r, screen.Policy, screen.Family)
 				break
 			}
-			fresh++
 		}
+	}
+	return out
+}
+
+// FirstFresh is the first stage of the confirmation's fresh rounds: the
+// screen's Policy.ConfirmRounds (at least 1). A promising row planned for
+// more ([FreshRounds]) gets the rest only if [Continuing] names it.
+func FirstFresh(screen Verdict) int { return max(screen.Policy.ConfirmRounds, 1) }
+
+// continueShare is the share of the promising cut that a row's pooled
+// p-value after the first stage must stay below for it to get the rest of
+// its fresh rounds.
+const continueShare = 0.25
+
+// Continuing returns the promising rows of screen planned for more fresh
+// rounds than the first stage's ([FreshRounds], [FirstFresh]) that get
+// the rest: first is [Judge] of the first stage's fresh rounds, and a row
+// continues when its screen's and first-stage rounds pooled give a raw
+// p-value below a quarter of the promising cut ([PromisingLevel]; 0.05 in
+// a suite of up to 20) and a change of at least half its threshold either
+// way. The others stop: they are not significant ([Confirm] decides them
+// unchanged), which costs no error control — a row is only ever called a
+// change on all its planned rounds, so the argument of [Confirm] holds —
+// and costs power only where a real change looked small twice (at +5 %
+// with 5 % noise per round, 10 + 10 rounds pooled, about 1 in 100).
+func Continuing(screen, first Verdict) []stats.Key {
+	plan := FreshRounds(screen)
+	level := math.Max(PromisingLevel(screen.Family, screen.Policy.Alpha)*continueShare, screen.Policy.Alpha)
+	pooled := map[stats.Key]Result{}
+	for _, r := range Confirm(screen, first).Results {
+		pooled[r.Key] = r
+	}
+	var out []stats.Key
+	for _, k := range Promising(screen) {
+		r, ok := pooled[k]
+		if !ok || plan[k] <= FirstFresh(screen) || r.P == nil || r.Delta == nil {
+			continue
+		}
+		rp, _ := screen.Policy.row(k.Package, k.Name)
+		half := rp.Threshold / 2
+		if *r.P < level && (*r.Delta >= half-thresholdSlack || *r.Delta <= ImprovementThreshold(half)+thresholdSlack) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// rowFresh is the fresh rounds of time row r of a screen in a family of m
+// under p ([FreshRounds]).
+func rowFresh(r Result, p Policy, m int) int {
+	fresh := max(p.ConfirmRounds, 1)
+	if r.Paired == nil || r.Test != TestPaired {
+		return fresh
+	}
+	rp, _ := p.row(r.Package, r.Name)
+	if rp.Threshold <= 0 {
+		return fresh
+	}
+	limit := max(fresh, 3*r.Paired.N)
+	noise := stats.SymmetricNoise(r.Paired.LogRatios)
+	m = max(m, 1)
+	for fresh < limit {
+		level := lookThresholdFor(TestPaired, p.Alpha, m, p.Correction, shiftLooks(p.Looks, fresh))
+		if stats.MDE(r.Paired.N+fresh, noise, level) <= rp.Threshold {
+			break
+		}
+		fresh++
 	}
 	return fresh
 }

@@ -113,6 +113,7 @@ func judgeMetrics(v *Verdict, rows []int, p Policy) {
 		}
 	}
 	adj := adjust(seqPs, correctionOf(p.Correction))
+	steps := stepFactors(seqPs, correctionOf(p.Correction), p.Alpha)
 	scratch := newWarnings()
 	for j, i := range rows {
 		r := &v.Results[i]
@@ -127,6 +128,6 @@ func judgeMetrics(v *Verdict, rows []int, p Policy) {
 			r.Reason.Better = max(r.Better, 0)
 			continue
 		}
-		decide(r, m, rp)
+		decide(r, m, steps[j], rp)
 	}
 }

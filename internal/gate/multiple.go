@@ -80,6 +80,51 @@ func adjust(ps []float64, correction Correction) []float64 {
 	return out
 }
 
+// stepFactors returns, for each of ps, the divisor of alpha at the step of
+// the correction that decides it (alpha/factor is the level its raw
+// p-value is held to), so that an interval at 1 − alpha/factor excludes
+// no change exactly when the row is significant: Holm, a row rejected at
+// rank r: m − r + 1; a row not rejected: m − k, k the rejections (every
+// such row's p is at least alpha/(m − k)); BH: m/k for rejected rows,
+// m/(k + 1) for the others; no correction: 1.
+func stepFactors(ps []float64, correction Correction, alpha float64) []float64 {
+	m := len(ps)
+	out := make([]float64, m)
+	adj := adjust(ps, correction)
+	k := 0
+	for _, a := range adj {
+		if a < alpha {
+			k++
+		}
+	}
+	idx := make([]int, m)
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ps[a], ps[b]) })
+	for rank, i := range idx {
+		rejected := adj[i] < alpha
+		switch correctionOf(correction) {
+		case NoCorrection:
+			out[i] = 1
+		case BH:
+			if rejected {
+				out[i] = float64(m) / float64(k)
+			} else {
+				out[i] = float64(m) / float64(k+1)
+			}
+		default:
+			if rejected {
+				out[i] = float64(m - rank)
+			} else {
+				out[i] = float64(m - k)
+			}
+		}
+		out[i] = math.Max(out[i], 1)
+	}
+	return out
+}
+
 // Feasible reports whether a suite of m gated time/op comparisons, each
 // measured in the given number of interleaved rounds, can find anything at
 // level alpha with the paired signed-rank test: whether the smallest

@@ -72,7 +72,12 @@ func lookThresholdFor(test Test, alpha float64, m int, correction Correction, lo
 // p·K(p) < alpha/factor, K(p) = looksAt(p, looks, floor). 0 when no
 // attainable p is.
 func lookThreshold(alpha float64, m int, correction Correction, looks []int, floor func(int) float64) float64 {
-	a := alpha / factor(m, correction)
+	return lookLevel(alpha/factor(m, correction), looks, floor)
+}
+
+// lookLevel is lookThreshold for a level a already divided by the
+// correction's factor.
+func lookLevel(a float64, looks []int, floor func(int) float64) float64 {
 	if len(looks) == 0 {
 		return a
 	}

@@ -157,7 +157,7 @@ func screenAndConfirm(rng *rand.Rand, sc scenario, n int, effect float64, p Poli
 	sp := p
 	sp.ConfirmRounds = ConfirmRounds(n, 1, p)
 	screen := Judge([]stats.Comparison{screenCmp}, nil, sp)
-	extra := FreshRounds(screen, n)
+	extra := max(FreshRounds(screen)[screenCmp.Key], ConfirmRounds(n, 1, p))
 	plain := Judge([]stats.Comparison{screenCmp}, nil, p)
 	pooled, old = screen.Results[0].Status, Unchanged
 	if len(Promising(screen)) == 0 && plain.Results[0].Status != Regression {
@@ -167,6 +167,7 @@ func screenAndConfirm(rng *rand.Rand, sc scenario, n int, effect float64, p Poli
 		}
 		return pooled, old
 	}
+	// The old rule's confirmation: extra fresh rounds judged alone.
 	b2, h2 := simulate(rng, sc, extra, effect)
 	fresh := Judge([]stats.Comparison{roundsOf("X", b2, h2, n, p.Alpha)}, nil, p)
 	if plain.Results[0].Status == Regression && fresh.Results[0].Status == Regression {
@@ -176,7 +177,20 @@ func screenAndConfirm(rng *rand.Rand, sc scenario, n int, effect float64, p Poli
 		pooled = Unchanged
 		return pooled, old
 	}
-	return Confirm(screen, fresh).Results[0].Status, old
+	v, _ := stagedConfirm(screen, n, simDraw(rng, sc, func(stats.Key) float64 { return effect }))
+	return v.Results[0].Status, old
+}
+
+// simDraw draws a row's fresh rounds from simulate, with the row's effect.
+func simDraw(rng *rand.Rand, sc scenario, effect func(stats.Key) float64) func(k stats.Key, first, count int) (base, head []stats.Obs) {
+	return func(k stats.Key, first, count int) (base, head []stats.Obs) {
+		b, h := simulate(rng, sc, count, effect(k))
+		for i := range b {
+			base = append(base, stats.Obs{Value: b[i], Round: first + i, Iters: 1000})
+			head = append(head, stats.Obs{Value: h[i], Round: first + i, Iters: 1000})
+		}
+		return base, head
+	}
 }
 
 // TestSimPromisingZone: the confirmation decides on the screen's and the
@@ -338,26 +352,12 @@ func TestSimSuite(t *testing.T) {
 			sp := p
 			sp.ConfirmRounds = ConfirmRounds(10, 20, p)
 			screen := Judge(cmps, nil, sp)
-			v := screen
-			if keys := Promising(screen); len(keys) > 0 {
-				var fresh []stats.Comparison
-				extra := FreshRounds(screen, 10)
-				for _, k := range keys {
-					e := 0.0
-					if effect > 0 && k.Name < "B03" {
-						e = effect
-					}
-					b2, h2 := simulate(rng, sc, extra, e)
-					fresh = append(fresh, roundsOf(k.Name, b2, h2, 10, p.Alpha))
+			v, _ := stagedConfirm(screen, 10, simDraw(rng, sc, func(k stats.Key) float64 {
+				if effect > 0 && k.Name < "B03" {
+					return effect
 				}
-				v = Confirm(screen, Judge(fresh, nil, p))
-			} else {
-				for i := range v.Results {
-					if v.Results[i].Status == Regression {
-						v.Results[i].Status = Unchanged
-					}
-				}
-			}
+				return 0
+			}))
 			falseHere := false
 			for j, r := range v.Results {
 				isChanged := effect > 0 && j < 3
@@ -380,6 +380,7 @@ func TestSimSuite(t *testing.T) {
 		if effect > 0 {
 			power = checkPower(t, name+": found", found, changed, c.quoted)
 		}
+		t.Logf("%s: any false change %.4f, found %.3f (%d suites)", name, rate, power, reps)
 		simOut.add("| 20 benchmarks, 10 rounds + the pooled confirmation (α=0.01, threshold %.0f%%, Holm) | %s | 3 × +%.0f%% | %.4f (suites with any false change) | found %.3f | %d |",
 			100*p.Threshold, sc.Name, 100*effect, rate, power, reps)
 	}

@@ -106,36 +106,118 @@ func (j Judge) lookFiles(base, head string) (map[string]gate.Decision, error) {
 }
 
 // ConfirmPlan is the confirmation of a screen: the promising time rows'
-// units (gate.Promising), re-run for Fresh rounds numbered after the
-// session's Rounds.
+// units (gate.Promising), each planned for its own fresh rounds
+// (gate.FreshRounds: PerUnit, in the order of Units) numbered after the
+// session's Rounds, in two stages: First rounds for every unit (its
+// whole count when smaller), the rest for the units gate.Continuing
+// names after them; Fresh is the most any unit is planned for.
 type ConfirmPlan struct {
 	Screen   gate.Verdict // the screen judged knowing its rows get fresh rounds
 	Screened int          // the screen's rounds the plan counts
 	Rounds   int          // rounds the session ran
 	Units    []runner.Unit
+	PerUnit  []int
+	First    int
 	Fresh    int
 }
 
 // PlanConfirm plans the confirmation of the screen v, counting screened of
 // its rounds (an adaptive run's rounds follow its budget; --count sets the
 // confirmation's): v judged again knowing that promising time rows get
-// fresh rounds (gate.ConfirmRounds), and those rows' units with as many
-// fresh rounds as their noise needs (gate.FreshRounds).
+// fresh rounds (gate.ConfirmRounds), and those rows' units, each with as
+// many fresh rounds as its own noise needs (gate.FreshRounds).
 func PlanConfirm(sess *runner.Session, v gate.Verdict, screened int) ConfirmPlan {
 	c := ConfirmPlan{Screen: ConfirmScreen(v, screened), Screened: screened, Rounds: sess.Result().Rounds}
-	flagged := map[string]bool{}
-	for _, k := range gate.Promising(c.Screen) {
-		flagged[k.Package+"."+k.Name] = true
+	c.First = gate.FirstFresh(c.Screen)
+	fresh := map[string]int{}
+	for k, n := range gate.FreshRounds(c.Screen) {
+		id := k.Package + "." + k.Name
+		fresh[id] = max(fresh[id], n)
 	}
 	for _, u := range sess.Units() {
-		if flagged[u.ID()] {
+		if n, ok := fresh[u.ID()]; ok {
 			c.Units = append(c.Units, u)
+			c.PerUnit = append(c.PerUnit, n)
+			c.Fresh = max(c.Fresh, n)
 		}
 	}
-	if len(c.Units) > 0 {
-		c.Fresh = gate.FreshRounds(c.Screen, screened)
-	}
 	return c
+}
+
+// measureFresh runs units, unit i for counts[i] rounds: rounds first,
+// first+1, … hold every unit not yet done, so that a unit's fresh rounds
+// stay interleaved with the others' while they last.
+func measureFresh(ctx context.Context, sess *runner.Session, units []runner.Unit, counts []int, first int, cf Files) error {
+	done := 0
+	for _, n := range slices.Sorted(maps.Keys(countsOf(counts))) {
+		if n <= 0 {
+			continue
+		}
+		var run []runner.Unit
+		for i, u := range units {
+			if counts[i] >= n {
+				run = append(run, u)
+			}
+		}
+		if err := sess.Measure(ctx, run, first+done, n-done, cf[0], cf[1]); err != nil {
+			return err
+		}
+		done = n
+	}
+	return nil
+}
+
+// stages runs the plan's fresh rounds into cf: the first stage for every
+// unit, then, after judging the directory out with them (j), the rest for
+// the units whose rows gate.Continuing names. It returns the unit-rounds
+// run.
+func stages(ctx context.Context, sess *runner.Session, plan ConfirmPlan, out string, cf Files, j Judge) (int, error) {
+	first := make([]int, len(plan.Units))
+	total := 0
+	for i, n := range plan.PerUnit {
+		first[i] = min(n, plan.First)
+		total += first[i]
+	}
+	if err := measureFresh(ctx, sess, plan.Units, first, plan.Rounds+1, cf); err != nil {
+		return total, err
+	}
+	if plan.Fresh <= plan.First {
+		return total, nil
+	}
+	for _, f := range cf {
+		if err := f.Sync(); err != nil {
+			return total, err
+		}
+	}
+	in, err := ReadDir(out, out)
+	if err != nil {
+		return total, err
+	}
+	second, err := j.Verdict(inputs(in.Confirm), nil)
+	if err != nil {
+		return total, err
+	}
+	cont := map[string]bool{}
+	for _, k := range gate.Continuing(plan.Screen, *second) {
+		cont[k.Package+"."+k.Name] = true
+	}
+	rest := make([]int, len(plan.Units))
+	for i, u := range plan.Units {
+		if cont[u.ID()] {
+			rest[i] = plan.PerUnit[i] - first[i]
+			total += rest[i]
+		}
+	}
+	return total, measureFresh(ctx, sess, plan.Units, rest, plan.Rounds+1+plan.First, cf)
+}
+
+// countsOf is the set of counts.
+func countsOf(ns []int) map[int]bool {
+	set := map[int]bool{}
+	for _, n := range ns {
+		set[n] = true
+	}
+	return set
 }
 
 // Confirmed is what the confirmation stage gives: the final verdict and
@@ -172,14 +254,14 @@ func Confirm(ctx context.Context, sess *runner.Session, plan ConfirmPlan, out st
 	before := len(sess.Result().Failures)
 	if len(plan.Units) > 0 {
 		sess.Reseed(seed + 1)
-		if err := sess.Measure(ctx, plan.Units, plan.Rounds+1, plan.Fresh, cf[0], cf[1]); err != nil {
+		if _, err := stages(ctx, sess, plan, out, cf, j); err != nil {
 			if ctx.Err() != nil {
 				c.Cancelled = &report.Cancelled{Confirmation: true}
 				return c, nil
 			}
 			return c, err
 		}
-		c.Confirmation = &report.Confirmation{Rows: len(plan.Units), Rounds: plan.Fresh, PromisingP: gate.PromisingP}
+		c.Confirmation = &report.Confirmation{Rows: len(plan.Units), Rounds: plan.Fresh, PromisingP: gate.PromisingLevel(plan.Screen.Family, plan.Screen.Policy.Alpha)}
 	}
 	for _, f := range cf {
 		f.Close()

@@ -241,7 +241,7 @@ func (r Run) items() [][]Span {
 		add(timingText(*t))
 	}
 	if c := r.Confirmation; c != nil {
-		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for %d fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for up to %d fresh rounds (each as many as its noise needs) and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
 			c.Rows, c.PromisingP, c.Rounds))
 	}
 	if len(r.Merged) > 0 {

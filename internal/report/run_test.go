@@ -29,7 +29,7 @@ func TestRunLines(t *testing.T) {
 		"shard 2/4: 3 of 11 benchmarks; the verdict comes from benchgate merge",
 		"skipped example.com/m/a: no benchmarks match --bench",
 		"time: 10s in all: building 2s, 40 benchmark processes 7s (counted runs 5s), benchgate itself 1s (10.0%)",
-		"confirmation: 2 promising time row(s) (raw p < 0.2, a change of at least half the threshold) re-run for 10 fresh rounds and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+		"confirmation: 2 promising time row(s) (raw p < 0.2, a change of at least half the threshold) re-run for up to 10 fresh rounds (each as many as its noise needs) and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
 	}
 	if diff := cmp.Diff(want, r.Lines()); diff != "" {
 		t.Errorf("Lines (-want +got):\n%s", diff)

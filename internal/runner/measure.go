@@ -199,11 +199,29 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 			r.ignore(u.Package, u.Name)
 			continue
 		}
+		u.RoundN = roundWork(u.RoundN, perOp[k], r.o.Benchtime)
 		u.Cost = time.Duration(perOp[k] * float64(u.RoundN) * 1e9)
 		u.Runs, u.N = splitRound(u.RoundN, u.Cost, r.o.Runs, r.o.minRunTime)
 		list = append(list, *u)
 	}
 	return list, nil
+}
+
+// roundWork returns the iterations of a side's work per round: the
+// pilot's iteration count n, cut to benchtime's worth at the pilot's
+// time/op perOp (seconds) when benchtime is a duration. The testing
+// package's calibration stops at the first run that lasts at least the
+// benchtime, having aimed at 1.2× it (and at most 100× the previous
+// run), so its count is 1.0–1.2× (at times more) what --benchtime
+// plans; the rounds would pay that on every side of every round. A fixed
+// "Nx" benchtime keeps n.
+func roundWork(n int, perOp float64, benchtime string) int {
+	d, err := time.ParseDuration(benchtime)
+	if err != nil || d <= 0 || !(perOp > 0) {
+		return n
+	}
+	want := int(math.Round(d.Seconds() / perOp))
+	return max(1, min(n, want))
 }
 
 // ignore records that Options.Ignore dropped the benchmark (once, whatever

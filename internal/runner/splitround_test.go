@@ -171,3 +171,26 @@ func BenchmarkSetup(b *testing.B) {
 		t.Errorf("%d runs × %d iterations = %d, want the round's %d", u.Runs, u.N, got, u.RoundN)
 	}
 }
+
+// TestRoundWork: a side's work per round is --benchtime's worth at the
+// pilot's time/op, never more than the pilot ran, and Nx keeps its count.
+func TestRoundWork(t *testing.T) {
+	for _, c := range []struct {
+		n         int
+		perOp     float64
+		benchtime string
+		want      int
+	}{
+		{120_000, 1e-6, "100ms", 100_000},   // the pilot's 1.2× cut to 100ms
+		{1_000_000, 1e-6, "100ms", 100_000}, // a pilot far past the goal
+		{50_000, 1e-6, "100ms", 50_000},     // never more than the pilot ran
+		{3, 0.5, "100ms", 1},                // at least one iteration
+		{120_000, 1e-6, "500x", 120_000},    // a fixed count is kept
+		{120_000, 0, "100ms", 120_000},      // no time/op: the pilot's
+		{120_000, 1e-6, "bad", 120_000},
+	} {
+		if got := roundWork(c.n, c.perOp, c.benchtime); got != c.want {
+			t.Errorf("roundWork(%d, %g, %q) = %d, want %d", c.n, c.perOp, c.benchtime, got, c.want)
+		}
+	}
+}

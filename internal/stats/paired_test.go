@@ -433,3 +433,38 @@ func TestComparePaired(t *testing.T) {
 		t.Errorf("B/op got a paired analysis")
 	}
 }
+
+// TestSymmetricNoise: the same whatever the signs, about RobustSD's
+// figure under no change, and not the shift's size under a shift.
+func TestSymmetricNoise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	d := make([]float64, 20)
+	for i := range d {
+		d[i] = 0.02 * rng.NormFloat64()
+	}
+	flipped := slices.Clone(d)
+	for i := range flipped {
+		if i%3 == 0 {
+			flipped[i] = -flipped[i]
+		}
+	}
+	if a, b := SymmetricNoise(d), SymmetricNoise(flipped); a != b {
+		t.Errorf("SymmetricNoise changed with the signs: %v and %v", a, b)
+	}
+	if a, b := SymmetricNoise(d), RobustSD(d); math.Abs(a-b) > 0.3*b {
+		t.Errorf("SymmetricNoise %v far from RobustSD %v on centred data", a, b)
+	}
+	shifted := slices.Clone(d)
+	for i := range shifted {
+		shifted[i] += 0.2
+	}
+	if got := SymmetricNoise(shifted); got > 2*RobustSD(d) {
+		t.Errorf("SymmetricNoise of a +20%% shift %v, want about the noise %v", got, RobustSD(d))
+	}
+	if got := SymmetricNoise([]float64{0, 0, 0, 0.02}); got != 1.2533*0.005 {
+		t.Errorf("SymmetricNoise with mostly zeros = %v, want the mean |d| rule", got)
+	}
+	if SymmetricNoise([]float64{0.1}) != 0 {
+		t.Error("SymmetricNoise of one value is not 0")
+	}
+}
