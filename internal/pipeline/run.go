@@ -160,8 +160,12 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 	}
 	res := m.sess.Result()
 	meta.Run.Skipped = res.Skipped
-	meta.Run.Timing = &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes}
-	return judgeRun(ctx, p, ws, m.sess, ws.Rules.withIgnored(res.Ignored), o.Raw, m.manifest != nil, m.lane, o, env)
+	o, err = judgeRun(ctx, p, ws, m.sess, ws.Rules.withIgnored(res.Ignored), o.Raw, m.manifest != nil, m.lane, o, env)
+	// The time the run took, taken last: the confirmation's fresh rounds
+	// and the explain pass's processes are part of what it cost.
+	res = m.sess.Result()
+	o.Meta.Run.Timing = &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes}
+	return o, err
 }
 
 // packagesOf is the packages to measure: the plan's, or with
