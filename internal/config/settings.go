@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,9 +38,10 @@ type Setting struct {
 // The commands that share flags.
 var (
 	runOnly   = []string{"run"}
-	measuring = []string{"run", "calibrate"}
+	measuring = []string{"run", "calibrate", "bisect"}
+	bisecting = []string{"bisect"}
 	judging   = []string{"run", "compare", "merge"}
-	noise     = []string{"run", "compare", "merge", "calibrate"} // judging, and calibrate's recommendation
+	noise     = []string{"run", "compare", "merge", "calibrate", "bisect"} // judging, and calibrate's recommendation
 	reporting = []string{"run", "compare", "merge", "calibrate"}
 )
 
@@ -158,6 +160,18 @@ var Settings = []Setting{
 	{Flag: "rev", Arg: "REV", Commands: []string{"calibrate"}, Default: "HEAD",
 		Help: "calibrate: the revision measured against itself",
 		set:  func(c *Config, s string) error { c.Rev = s; return nil }},
+	{Flag: "good", Arg: "REV", Commands: bisecting,
+		Help: "bisect: the revision before the change (the path is bad's first parents back to it); required",
+		set:  func(c *Config, s string) error { c.Good = s; return nil }},
+	{Flag: "bad", Arg: "REV", Commands: bisecting, Default: "HEAD",
+		Help: "bisect: the revision after the change",
+		set:  func(c *Config, s string) error { c.Bad = s; return nil }},
+	{Flag: "resolution", Arg: "PCT", Commands: bisecting, Default: "2%",
+		Help: "bisect: the smallest change per commit worth finding; a step whose interval neither excludes 0 nor lies within ±PCT is measured again with twice the rounds",
+		set:  func(c *Config, s string) error { return threshold(s, &c.Resolution) }},
+	{Flag: "max-count", Arg: "N", Commands: bisecting, Default: "40",
+		Help: "bisect: the most rounds one step may take while it cannot decide (doubling from --count)",
+		set:  func(c *Config, s string) error { return positiveInt(s, &c.MaxCount) }},
 	{Flag: "packages", Arg: "LIST", Commands: measuring, Default: "./...", Input: "packages", InputDefault: "./...",
 		Help:      `package patterns (separated by spaces or commas), or "affected": only packages whose code or dependencies changed between base and head, among the positional packages`,
 		InputNote: "Relative to working-directory.",
@@ -169,7 +183,7 @@ var Settings = []Setting{
 	{Flag: "format", Arg: "F", Commands: reporting, Default: "text",
 		Help: "the report on stdout: text (aligned columns for a terminal), markdown or json",
 		set:  func(c *Config, s string) error { return format(s, &c.Format) }},
-	{Flag: "json", Arg: "FILE", Commands: reporting,
+	{Flag: "json", Arg: "FILE", Commands: append(slices.Clone(reporting), "bisect"),
 		Help: "write the JSON report to FILE",
 		set:  func(c *Config, s string) error { c.JSON = s; return nil }},
 	{Flag: "export", Arg: "FORMAT=FILE", Commands: judging, Input: "export",
