@@ -33,7 +33,7 @@ import (
 
 // Config is everything one benchgate invocation needs.
 type Config struct {
-	Command string // "run", "compare", "merge", "demo", "calibrate", "bisect" or "action"
+	Command string // "run", "compare", "merge", "demo", "calibrate", "bisect", "history" or "action"
 
 	// What to measure (run).
 	Base, Head string
@@ -66,6 +66,13 @@ type Config struct {
 	// Exports are the --export FORMAT=FILE targets: head's figures for a
 	// history service.
 	Exports []export.Target
+
+	// Ledger is the --ledger file of paired changes (docs/ledger.md);
+	// Record makes run append to it; Since limits history to the merges
+	// after a revision or from a date on.
+	Ledger string
+	Record bool
+	Since  string
 
 	// Env names the variables (NAME, or NAME=VALUE) passed on to the
 	// change's code beyond the allow-list (--env, repeatable).
@@ -165,6 +172,8 @@ const (
 	FormatText     Format = "text"
 	FormatMarkdown Format = "markdown"
 	FormatJSON     Format = "json"
+	// FormatHTML is history's page only.
+	FormatHTML Format = "html"
 )
 
 // The lanes of --measure.
@@ -190,6 +199,26 @@ func (c *Config) measureConflict() string {
 		return "--max-time adds timed rounds, and --measure " + strings.Join(c.Measure, ",") + " measures no time lane"
 	}
 	return ""
+}
+
+// ledgerConflict checks the ledger flags and --format html against the
+// command, naming the flag.
+func (c *Config) ledgerConflict(pos []string) error {
+	switch {
+	case c.Format == FormatHTML && c.Command != "history":
+		return usagef("--format html: only history writes a page; %s writes text, markdown or json", c.Command)
+	case c.Record && c.Command != "run":
+		return usagef("--record: only run records into a ledger")
+	case c.Record && c.Ledger == "":
+		return usagef("--record needs --ledger FILE: the ledger to append to")
+	case c.Since != "" && c.Command != "history":
+		return usagef("--since: only history takes it")
+	case c.Command == "history" && c.Ledger == "":
+		return usagef("history needs --ledger FILE: the ledger of paired changes to read")
+	case c.Command == "history" && len(pos) > 0:
+		return usagef("history takes no arguments; got %q", pos[0])
+	}
+	return nil
 }
 
 // measure reads a --measure list.
@@ -242,7 +271,7 @@ func Defaults() Config {
 // Parse reads args (without the program name).
 func Parse(args []string) (*Config, error) {
 	if len(args) == 0 {
-		return nil, usagef("no command given: want run, compare, merge, demo, calibrate or bisect (benchgate -h for help)")
+		return nil, usagef("no command given: want run, compare, merge, demo, calibrate, bisect or history (benchgate -h for help)")
 	}
 	c := Defaults()
 	c.Command = args[0]
@@ -252,11 +281,11 @@ func Parse(args []string) (*Config, error) {
 			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions")
 		}
 		return &Config{Command: "action"}, nil
-	case "run", "compare", "merge", "demo", "calibrate", "bisect":
+	case "run", "compare", "merge", "demo", "calibrate", "bisect", "history":
 	case "-h", "-help", "--help", "help":
 		return nil, flag.ErrHelp
 	default:
-		return nil, usagef("unknown command %q: want run, compare, merge, demo, calibrate or bisect", c.Command)
+		return nil, usagef("unknown command %q: want run, compare, merge, demo, calibrate, bisect or history", c.Command)
 	}
 	fs := flag.NewFlagSet("benchgate "+c.Command, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -289,6 +318,9 @@ func Parse(args []string) (*Config, error) {
 	}
 	if msg := c.measureConflict(); msg != "" {
 		return nil, usagef("%s", msg)
+	}
+	if err := c.ledgerConflict(pos); err != nil {
+		return nil, err
 	}
 	switch c.Command {
 	case "run":
@@ -467,7 +499,7 @@ func estimator(s string, dst *stats.Estimator) error {
 }
 
 func format(s string, dst *Format) error {
-	return oneOf(s, dst, FormatText, FormatMarkdown, FormatJSON)
+	return oneOf(s, dst, FormatText, FormatMarkdown, FormatJSON, FormatHTML)
 }
 
 func correction(s string, dst *gate.Correction) error {

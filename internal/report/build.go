@@ -48,6 +48,9 @@ type Meta struct {
 	// Policy says which policy file was in force and what head's copy
 	// would change; nil without one.
 	Policy *PolicyInfo
+	// Trends are the ledger's history of the rows that gate or changed
+	// (docs/ledger.md); nil without a ledger.
+	Trends []Trend
 }
 
 // PolicyInfo is the policy file of a run, for the report.

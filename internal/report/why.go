@@ -127,6 +127,7 @@ func rowDetail(r gate.Result, w *Why, m Meta) *Detail {
 		d.Body = append(d.Body, Paragraph{Spans: st})
 	}
 	d.Body = append(d.Body, Paragraph{Spans: []Span{strong("Reproduce"), txt(": "), nameSpan(rowCommand(r, m))}})
+	addTrend(d, r, m.trend(r))
 	return d
 }
 
