@@ -91,6 +91,7 @@ func (c *stepComparer) Compare(ctx context.Context, x, y bisect.Commit, rounds i
 	cfg := *c.a.cfg
 	cfg.Count, cfg.Confirm, cfg.Explain, cfg.Quiet = rounds, false, false, true
 	cfg.Exports, cfg.JSON, cfg.Markdown, cfg.Out = nil, "", "", ""
+	cfg.Ledger, cfg.Record = "", false
 	out := ""
 	if c.a.cfg.Out != "" {
 		out = filepath.Join(c.a.cfg.Out, fmt.Sprintf("step-%d", c.n))

@@ -67,6 +67,10 @@ var Settings = []Setting{
 		Help: "comment on this pull request instead of the event's: for a workflow_run job that posts the report of a pull request's run (mode merge over the run's shard directory); see docs/action.md#pull-requests-from-forks; on workflow_run the comment is written only if the pull request's head commit and repository are the event's workflow_run.head_sha and head_repository"},
 	{Input: "accept-label", act: func(a *Action, s string) error { a.AcceptLabel = s; return nil },
 		Help: `a pull request label that accepts the regressions of the commit it was added for: a run of the pull_request "labeled" event for this label reports them as accepted by whoever added it (the event's sender) and they do not fail the gate; a push after the label gates again ("accepted by a label older than this commit") until someone adds the label again, so add "labeled" to on.pull_request.types; empty: no label accepts`},
+	{Input: "history", InputDefault: "false", act: func(a *Action, s string) error { return boolInput(s, &a.History) },
+		Help: "keep the history of the default branch in a ledger on the data branch (history-branch): a push to the default branch appends its paired changes and rewrites the history page (index.html) there with the token, which then needs contents: write; other runs only read the ledger, for the trends in the report; see docs/action.md#history"},
+	{Input: "history-branch", InputDefault: "benchgate-data", act: historyBranch,
+		Help: "the branch that holds the ledger (ledger.jsonl) and the history page (index.html); created, sharing no history with the code, by the first push recorded"},
 	{Input: "allow-privileged-events", InputDefault: "false", act: allowPrivileged,
 		Help: "run benchmarks on events that give the code benchgate runs a read/write token and the repository's secrets although people without write access can start them: pull_request_target, workflow_run, issue_comment and every event other than push, pull_request (and its reviews), merge_group, workflow_dispatch, repository_dispatch, schedule, release, create, delete and deployment; refused unless true: set it only if every revision benchmarked there is trusted; mode merge (which runs no code) needs no opt-in"},
 	{Input: "allow-pull-request-target", InputDefault: "false", act: allowPrivileged,
@@ -392,6 +396,24 @@ func commentAuthor(a *Action, s string) error {
 		return errors.New(`want a GitHub login, or an app's "NAME[bot]"`)
 	}
 	a.CommentAuthor = s
+	return nil
+}
+
+func boolInput(s string, dst *bool) error {
+	b, err := parseBool(s)
+	*dst = b
+	return err
+}
+
+// historyBranch checks a branch name the way git does, roughly: no
+// spaces, control characters, "..", or characters git refuses.
+func historyBranch(a *Action, s string) error {
+	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") || strings.HasSuffix(s, ".lock") ||
+		strings.Contains(s, "..") || strings.Contains(s, "//") || strings.ContainsAny(s, " ~^:?*[\\@{") ||
+		strings.IndexFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+		return errors.New("not a valid branch name")
+	}
+	a.HistoryBranch = s
 	return nil
 }
 
