@@ -85,6 +85,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return a.calibrate(ctx)
 	case "bisect":
 		return a.bisect(ctx)
+	case "history":
+		return a.history(ctx)
 	default:
 		return a.run(ctx, a.cfg.Dir).code
 	}
@@ -127,6 +129,7 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 	if d.calibrate {
 		return a.calibrationReport(v, meta, d)
 	}
+	meta.Trends = a.trends(v)
 	o := outcome{verdict: &v, meta: meta}
 	if err := a.write(v, meta, d); err != nil {
 		o.code = a.errorf(ExitTool, "%v", err)
@@ -134,6 +137,10 @@ func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 	}
 	if errs := a.exports(v); len(errs) > 0 {
 		o.code = a.errorf(ExitTool, "%v", a.reportLost(errs, d))
+		return o
+	}
+	if err := a.record(v, meta); err != nil {
+		o.code = a.errorf(ExitTool, "%v", a.reportLost([]error{err}, d))
 		return o
 	}
 	switch {

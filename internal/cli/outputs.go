@@ -40,7 +40,7 @@ func (a *app) checkOutputs() error {
 			return fmt.Errorf("%s %s: %v", o.flag, o.path, err)
 		}
 	}
-	return nil
+	return a.checkLedger()
 }
 
 // checkOutput checks one output path (absolute); dir says whether it names

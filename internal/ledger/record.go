@@ -26,7 +26,7 @@ type Run struct {
 // is not positive, which have no log ratio). Confidence is the level of
 // each entry's interval (0.95).
 func FromVerdict(v gate.Verdict, run Run, confidence float64) []Entry {
-	names := names(v.Results)
+	names := Names(v.Results)
 	var out []Entry
 	for i, r := range v.Results {
 		e, ok := entry(r, confidence)
@@ -42,10 +42,10 @@ func FromVerdict(v gate.Verdict, run Run, confidence float64) []Entry {
 	return out
 }
 
-// names strips "Benchmark" and the -GOMAXPROCS suffix from each row's
-// name, keeping the suffix where the verdict has the same benchmark and
-// unit at several GOMAXPROCS values.
-func names(rows []gate.Result) []string {
+// Names are the rows' names as the ledger records them: "Benchmark" and
+// the -GOMAXPROCS suffix stripped, the suffix kept where the rows have the
+// same benchmark and unit at several GOMAXPROCS values.
+func Names(rows []gate.Result) []string {
 	type group struct{ pkg, base, unit string }
 	full := map[group]map[string]bool{}
 	out := make([]string, len(rows))

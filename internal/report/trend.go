@@ -17,6 +17,10 @@ type Trend struct {
 	// ledger recorded, oldest first (fractions: 0.03 is +3 % since the
 	// first of them); Merges is how many of them there are.
 	Levels []float64
+	// Scale is the smallest range of levels that spans the sparkline's
+	// height (the threshold), so that noise stays flat; 0: the levels'
+	// own range.
+	Scale float64
 	// Creep is the running creep of the benchmark; nil for none.
 	Creep *Creep
 }
@@ -46,15 +50,20 @@ func (m Meta) trend(r gate.Result) *Trend {
 // sparkBlocks are the eight heights of a sparkline.
 var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
 
-// Sparkline draws levels as block characters, lowest to highest; a flat
-// series is a row of middle blocks.
-func Sparkline(levels []float64) string {
+// Sparkline draws levels as block characters, lowest to highest, over
+// their range or scale if that is larger (centred on the levels' range);
+// a flat series is a row of middle blocks.
+func Sparkline(levels []float64, scale float64) string {
 	if len(levels) == 0 {
 		return ""
 	}
 	lo, hi := levels[0], levels[0]
 	for _, v := range levels {
 		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if hi > lo && hi-lo < scale {
+		mid := (hi + lo) / 2
+		lo, hi = mid-scale/2, mid+scale/2
 	}
 	out := make([]rune, len(levels))
 	for i, v := range levels {
@@ -79,7 +88,7 @@ func trendSpans(t *Trend) []Span {
 	total := t.Levels[n-1]
 	return []Span{
 		strong("Trend"), txt(" (the ledger's last " + plural(n, "merge", "merges") + "): "),
-		codeText(Sparkline(t.Levels)), txt(" "), numSpan(pct1(total)),
+		codeText(Sparkline(t.Levels, t.Scale)), txt(" "), numSpan(pct1(total)),
 	}
 }
 

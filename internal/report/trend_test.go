@@ -10,16 +10,20 @@ import (
 
 func TestSparkline(t *testing.T) {
 	for _, tc := range []struct {
-		in   []float64
-		want string
+		in    []float64
+		scale float64
+		want  string
 	}{
-		{nil, ""},
-		{[]float64{0, 0, 0}, "▄▄▄"},
-		{[]float64{0, 0.01, 0.02, 0.07}, "▁▂▃█"},
-		{[]float64{0.05, -0.02}, "█▁"},
+		{nil, 0, ""},
+		{[]float64{0, 0, 0}, 0.05, "▄▄▄"},
+		{[]float64{0, 0.01, 0.02, 0.07}, 0, "▁▂▃█"},
+		{[]float64{0, 0.01, 0.02, 0.07}, 0.05, "▁▂▃█"},
+		{[]float64{0.05, -0.02}, 0, "█▁"},
+		// Noise of ±0.1 % at a 5 % scale moves one step at most.
+		{[]float64{0, 0.001, -0.001, 0}, 0.05, "▅▅▄▅"},
 	} {
-		if got := Sparkline(tc.in); got != tc.want {
-			t.Errorf("Sparkline(%v) = %q, want %q", tc.in, got, tc.want)
+		if got := Sparkline(tc.in, tc.scale); got != tc.want {
+			t.Errorf("Sparkline(%v, %v) = %q, want %q", tc.in, tc.scale, got, tc.want)
 		}
 	}
 }
