@@ -117,7 +117,8 @@ func (c *stepComparer) Compare(ctx context.Context, x, y bisect.Commit, rounds i
 
 // changes are a verdict's time and allocation rows as the search reads
 // them: a time row's paired interval (unknown without one); an allocation
-// row's exact change. An allocation row whose sides vary across rounds
+// or instruction row's exact change (none when the gate calls it
+// unchanged: below the instructions threshold). An allocation row whose sides vary across rounds
 // (unstable: background allocations at a small b.N) is left out: more
 // rounds would not make it exact.
 func changes(v gate.Verdict) []bisect.Change {
@@ -131,7 +132,7 @@ func changes(v gate.Verdict) []bisect.Change {
 			} else if r.Delta != nil {
 				ch.Change = *r.Delta
 			}
-		case gate.Allocs, gate.Bytes:
+		case gate.Allocs, gate.Bytes, gate.Instructions:
 			switch r.Status {
 			case gate.Unchanged:
 				ch.Known = true

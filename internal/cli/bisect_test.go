@@ -69,12 +69,15 @@ func TestChanges(t *testing.T) {
 	unstable := row(key("B", "B/op"), gate.Bytes, gate.Unstable)
 	fromZero := row(key("B", "allocs/op"), gate.Allocs, gate.Regression)
 	rate := row(key("A", "MB/s"), gate.Other, gate.Unchanged)
-	got := changes(gate.Verdict{Results: []gate.Result{withInterval, noInterval, more, same, unstable, fromZero, rate}})
+	ins := row(key("C", "instructions/op"), gate.Instructions, gate.Regression)
+	ins.Comparison.Delta = f(0.04)
+	got := changes(gate.Verdict{Results: []gate.Result{withInterval, noInterval, more, same, unstable, fromZero, rate, ins}})
 	want := []bisect.Change{
 		{Key: bisect.Key{Package: "m", Benchmark: "A", Unit: "sec/op"}, Change: 0.04, Low: 0.01, High: 0.07, Known: true},
 		{Key: bisect.Key{Package: "m", Benchmark: "B", Unit: "sec/op"}, Change: 0.03},
 		{Key: bisect.Key{Package: "m", Benchmark: "A", Unit: "allocs/op"}, Change: 0.5, Low: 0.5, High: 0.5, Known: true},
 		{Key: bisect.Key{Package: "m", Benchmark: "A", Unit: "B/op"}, Known: true},
+		{Key: bisect.Key{Package: "m", Benchmark: "C", Unit: "instructions/op"}, Change: 0.04, Low: 0.04, High: 0.04, Known: true},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("changes (-want +got):\n%s", d)

@@ -14,6 +14,9 @@ func TestParseBisect(t *testing.T) {
 	if c.Good != "v1" || c.Bad != "main" || c.Count != 8 || c.Resolution != 0.015 || c.MaxCount != 40 || c.JSON != "b.json" || len(c.Packages) != 1 || c.Packages[0] != "./x/..." {
 		t.Errorf("bisect: %+v", c)
 	}
+	if c, err := Parse([]string{"bisect", "--good", "v1", "--measure", "instructions"}); err != nil || c.Measure[0] != LaneInstructions {
+		t.Errorf("--measure instructions: %v %v", err, c)
+	}
 	// --max-count follows a larger --count when not given.
 	c, err = Parse([]string{"bisect", "--good", "v1", "--count", "50"})
 	if err != nil || c.MaxCount != 50 || c.Bad != "HEAD" {
@@ -32,7 +35,7 @@ func TestParseBisectBad(t *testing.T) {
 		{[]string{"bisect", "--good", "a", "--resolution", "x"}, "--resolution"},
 		{[]string{"bisect", "--good", "a", "--count", "20", "--max-count", "10"}, "--max-count 10 is less than --count 20"},
 		{[]string{"bisect", "--good", "a", "--max-count", "0"}, "--max-count"},
-		{[]string{"bisect", "--good", "a", "--measure", "instructions"}, "--measure instructions: bisect measures the time lane only"},
+		{[]string{"bisect", "--good", "a", "--measure", "cycles"}, "--measure"},
 		{[]string{"bisect", "--good", "a", "--max-time", "1m"}, "--max-time"},
 		{[]string{"bisect", "--good", "a", "--shard", "1/2", "--out", "d"}, "--shard"},
 	} {

@@ -653,8 +653,6 @@ func (c *Config) bisectFlags(pos []string) error {
 		return usagef("--resolution must be more than 0%%")
 	case c.MaxCount < c.Count && c.Given["max-count"]:
 		return usagef("--max-count %d is less than --count %d", c.MaxCount, c.Count)
-	case len(c.Measure) != 1 || c.Measure[0] != LaneTime:
-		return usagef("--measure %s: bisect measures the time lane only", strings.Join(c.Measure, ","))
 	case c.MaxTime > 0:
 		return usagef("--max-time: bisect takes --count and --max-count rounds per step")
 	case !c.Shard.IsZero():

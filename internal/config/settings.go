@@ -99,7 +99,7 @@ var Settings = []Setting{
 	{Flag: "estimator", Arg: "E", Commands: noise, Default: "median", Input: "estimator", InputDefault: "median",
 		Help: "one value from each round's runs for the paired test: median, min, p25 or mean",
 		set:  func(c *Config, s string) error { return estimator(s, &c.Estimator) }},
-	{Flag: "measure", Arg: "LIST", Commands: runOnly, Default: "time", Input: "measure", InputDefault: "time",
+	{Flag: "measure", Arg: "LIST", Commands: []string{"run", "bisect"}, Default: "time", Input: "measure", InputDefault: "time",
 		Help:      "what to measure: time (time/op and allocations, interleaved rounds), instructions (instructions/op under Valgrind: deterministic, no timed rounds), or time,instructions",
 		InputNote: "The action's image installs Valgrind.",
 		set:       func(c *Config, s string) error { return measure(s, &c.Measure) }},
