@@ -27,7 +27,7 @@ var ErrNoBranch = errors.New("no such branch")
 
 // conflictAttempts is how many times AppendFile and PutFile read the file
 // again after a concurrent write moved it.
-const conflictAttempts = 6
+const conflictAttempts = 8
 
 // ReadFile returns the file at path on branch and its blob SHA; a missing
 // file is empty with SHA "", a missing branch ErrNoBranch.
@@ -147,7 +147,9 @@ func (c *Commenter) writeFile(ctx context.Context, owner, repo, branch, path, me
 	for attempt := 1; attempt <= conflictAttempts; attempt++ {
 		if attempt > 1 {
 			c.logf("%s moved while benchgate wrote it (%v); reading it again (attempt %d of %d)", where, last, attempt, conflictAttempts)
-			if err := c.sleep(ctx, time.Duration(rand.Int64N(int64(time.Second)))); err != nil {
+			// A random wait, longer after each conflict, parts writers
+			// that keep meeting.
+			if err := c.sleep(ctx, time.Duration(rand.Int64N(int64(attempt)*int64(500*time.Millisecond)))); err != nil {
 				return err
 			}
 		}
