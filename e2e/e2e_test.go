@@ -119,6 +119,8 @@ func TestScripts(t *testing.T) {
 				return os.Geteuid() == 0, nil
 			case "e2e": // the scripts that measure: seconds each
 				return os.Getenv("BENCHGATE_E2E") == "1", nil
+			case "creep": // a creep recorded in time: needs a quiet machine
+				return os.Getenv("BENCHGATE_E2E_CREEP") == "1", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -282,6 +284,30 @@ func TestScripts(t *testing.T) {
 				ts.Value(fakeKey{}).(*githubtest.Server).AddTimelineEvent(githubtest.TimelineEvent{
 					Owner: "owner", Repo: "repo", Issue: 7, Event: args[0], Actor: args[1], Label: args[2],
 				})
+			},
+			// fake-file BRANCH PATH [REGEXP [N]]: owner/repo's BRANCH holds
+			// PATH, its content matches REGEXP, N times; with !, it
+			// does not hold PATH.
+			"fake-file": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 2 {
+					ts.Fatalf("usage: fake-file BRANCH PATH [REGEXP [N]]")
+				}
+				data, ok := ts.Value(fakeKey{}).(*githubtest.Server).File("owner", "repo", args[0], args[1])
+				if neg {
+					if ok {
+						ts.Fatalf("branch %s holds %s", args[0], args[1])
+					}
+					return
+				}
+				if !ok {
+					ts.Fatalf("branch %s does not hold %s", args[0], args[1])
+				}
+				if len(args) > 2 {
+					n := len(regexp.MustCompile(args[2]).FindAll(data, -1))
+					if len(args) > 3 && n != atoi(ts, args[3]) || n == 0 {
+						ts.Fatalf("%s:%s matches %q %d times:\n%.2000s", args[0], args[1], args[2], n, data)
+					}
+				}
 			},
 			// fake-readonly on|off: writes answer 403 as for a fork's token.
 			"fake-readonly": func(ts *testscript.TestScript, neg bool, args []string) {

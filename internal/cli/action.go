@@ -22,6 +22,7 @@ import (
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/ledger"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/safefile"
@@ -119,6 +120,16 @@ func (a *app) action(ctx context.Context) int {
 	if act.Mode == "merge" {
 		return a.actionMerge(ctx, gh, ws, jsonPath, target, act, tr)
 	}
+	var hist *dataBranch
+	if act.History && act.Mode == "gate" {
+		// Before the run: its report shows the trends, and a push
+		// records into the copy.
+		if hist, err = a.openDataBranch(ctx, cfg, act, name, target); err != nil {
+			_ = gh.Annotate(github.Warning, "", 0, "benchgate", pipeline.OneLine(err))
+			fmt.Fprintf(a.env.Stderr, "benchgate: warning: %v\n", pipeline.OneLine(err))
+		}
+		defer hist.close()
+	}
 	repo, shas, err := a.openRepo(ctx, dir, "input working-directory", flagRef{"head", target.Head})
 	if err != nil {
 		return fail(ExitUsage, "%v", err)
@@ -197,7 +208,35 @@ func (a *app) action(ctx context.Context) int {
 		return code
 	}
 	a.publish(ctx, gh, o, target, act, tr)
+	if hist != nil {
+		a.publishHistory(ctx, gh, hist, headSHA)
+	}
 	return code
+}
+
+// publishHistory appends what a push recorded to the data branch and
+// rewrites the history page; a failure is a warning (the gate stands).
+func (a *app) publishHistory(ctx context.Context, gh *github.Actions, hist *dataBranch, headSHA string) {
+	getenv := a.env.Getenv
+	repoURL := ""
+	if srv, repo := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"); srv != "" && repo != "" {
+		repoURL = strings.TrimRight(srv, "/") + "/" + repo
+	}
+	o := ledger.DefaultOptions()
+	o.Threshold, o.Alpha = a.cfg.Threshold, a.cfg.Alpha
+	n, err := hist.publish(ctx, headSHA, repoURL, o)
+	if err != nil {
+		msg := "history: " + pipeline.OneLine(err)
+		if errors.Is(err, github.ErrForbidden) {
+			msg += " (the job's token needs contents: write to record; see docs/action.md#history)"
+		}
+		_ = gh.Annotate(github.Warning, "", 0, "benchgate", msg)
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
+		return
+	}
+	if n > 0 {
+		fmt.Fprintf(a.env.Stderr, "benchgate: history: recorded %d changes on branch %s\n", n, hist.branch)
+	}
 }
 
 // failureSummary writes the job summary of a run that has no verdict but

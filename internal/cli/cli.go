@@ -83,6 +83,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return a.action(ctx)
 	case "calibrate":
 		return a.calibrate(ctx)
+	case "bisect":
+		return a.bisect(ctx)
 	case "history":
 		return a.history(ctx)
 	default:

@@ -33,7 +33,7 @@ import (
 
 // Config is everything one benchgate invocation needs.
 type Config struct {
-	Command string // "run", "compare", "merge", "demo", "calibrate", "history" or "action"
+	Command string // "run", "compare", "merge", "demo", "calibrate", "bisect", "history" or "action"
 
 	// What to measure (run).
 	Base, Head string
@@ -56,6 +56,12 @@ type Config struct {
 	Affected   bool          // only packages affected by the change (--packages affected)
 	Shard      shard.Spec    // this job's part of a sharded suite; zero: all
 	MergeDirs  []string      // merge: the shards' --out directories
+
+	// Bisect: the path's ends, the smallest change per commit worth
+	// finding (a fraction), and the most rounds of one step.
+	Good, Bad  string
+	Resolution float64
+	MaxCount   int
 
 	// Exports are the --export FORMAT=FILE targets: head's figures for a
 	// history service.
@@ -252,6 +258,9 @@ func Defaults() Config {
 		Confirm:    true,
 		Explain:    true,
 		Rev:        "HEAD",
+		Bad:        "HEAD",
+		Resolution: 0.02,
+		MaxCount:   40,
 		FailOn:     []FailKind{FailTime, FailAllocs, FailBytes, FailMetrics, FailFailure},
 		Measure:    []string{LaneTime},
 		Policy:     ".benchgate.yml",
@@ -263,7 +272,7 @@ func Defaults() Config {
 // Parse reads args (without the program name).
 func Parse(args []string) (*Config, error) {
 	if len(args) == 0 {
-		return nil, usagef("no command given: want run, compare, merge, demo, calibrate or history (benchgate -h for help)")
+		return nil, usagef("no command given: want run, compare, merge, demo, calibrate, bisect or history (benchgate -h for help)")
 	}
 	c := Defaults()
 	c.Command = args[0]
@@ -273,11 +282,11 @@ func Parse(args []string) (*Config, error) {
 			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions")
 		}
 		return &Config{Command: "action"}, nil
-	case "run", "compare", "merge", "demo", "calibrate", "history":
+	case "run", "compare", "merge", "demo", "calibrate", "bisect", "history":
 	case "-h", "-help", "--help", "help":
 		return nil, flag.ErrHelp
 	default:
-		return nil, usagef("unknown command %q: want run, compare, merge, demo, calibrate or history", c.Command)
+		return nil, usagef("unknown command %q: want run, compare, merge, demo, calibrate, bisect or history", c.Command)
 	}
 	fs := flag.NewFlagSet("benchgate "+c.Command, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -366,6 +375,10 @@ func Parse(args []string) (*Config, error) {
 		}
 		if len(pos) > 0 {
 			c.Packages = pos
+		}
+	case "bisect":
+		if err := c.bisectFlags(pos); err != nil {
+			return nil, err
 		}
 	case "demo":
 		if len(pos) > 0 {
@@ -627,5 +640,33 @@ func failOn(s string, dst *[]FailKind) error {
 		return err
 	}
 	*dst = v
+	return nil
+}
+
+// bisectFlags checks bisect's flags and takes its positional packages.
+func (c *Config) bisectFlags(pos []string) error {
+	switch {
+	case c.Good == "":
+		return usagef("--good is required: the revision before the change (e.g. --good v1.2.0)")
+	case c.Bad == "":
+		return usagef("--bad must not be empty")
+	case c.Resolution <= 0:
+		return usagef("--resolution must be more than 0%%")
+	case c.MaxCount < c.Count && c.Given["max-count"]:
+		return usagef("--max-count %d is less than --count %d", c.MaxCount, c.Count)
+	case c.MaxTime > 0:
+		return usagef("--max-time: bisect takes --count and --max-count rounds per step")
+	case !c.Shard.IsZero():
+		return usagef("--shard: bisect measures the whole suite")
+	}
+	c.MaxCount = max(c.MaxCount, c.Count)
+	if len(pos) > 0 {
+		c.Packages = pos
+	}
+	for _, p := range c.Packages {
+		if strings.HasPrefix(p, "-") {
+			return usagef("package pattern %q looks like a flag", p)
+		}
+	}
 	return nil
 }

@@ -18,6 +18,7 @@ var commands = []command{
 	{"merge", "benchgate merge DIR... [flags]", "one report and verdict from the shards' --out directories"},
 	{"demo", "benchgate demo", "the whole pipeline on an embedded example"},
 	{"calibrate", "benchgate calibrate [--rev REV] [flags] [packages]", "A/A run: this machine's noise floor, recommended settings"},
+	{"bisect", "benchgate bisect --good REV --bad REV [flags] [packages]", "find the commits between good and bad (first parents) where benchmarks changed, largest first"},
 	{"history", "benchgate history --ledger FILE [--since REV|DATE] [flags]", "levels, merges and creeps from a ledger of paired changes"},
 	{"action", "benchgate action", "the GitHub Action (reads INPUT_* and GITHUB_*)"},
 }

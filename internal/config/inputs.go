@@ -21,6 +21,10 @@ type Action struct {
 	// AcceptLabel is a pull request label that accepts every regression
 	// of the commit it was added for ("" for none): reported, not gated.
 	AcceptLabel string
+	// History keeps the default branch's ledger on HistoryBranch: pushes
+	// to the default branch record, other runs read.
+	History       bool
+	HistoryBranch string
 }
 
 // InputEnv is the environment variable the runner sets for input name:

@@ -26,7 +26,7 @@ func TestFromInputsDefaults(t *testing.T) {
 	if diff := cmp.Diff(&want, c); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(&Action{Comment: "always", CommentKey: "benchgate", WorkingDirectory: ".", Mode: "gate"}, a); diff != "" {
+	if diff := cmp.Diff(&Action{Comment: "always", CommentKey: "benchgate", WorkingDirectory: ".", Mode: "gate", HistoryBranch: "benchgate-data"}, a); diff != "" {
 		t.Errorf("action (-want +got):\n%s", diff)
 	}
 }
@@ -64,6 +64,7 @@ func TestFromInputsActionSettings(t *testing.T) {
 		{map[string]string{"INPUT_ALLOW-PULL-REQUEST-TARGET": "false", "INPUT_ALLOW-PRIVILEGED-EVENTS": "false"}, Action{}},
 		{map[string]string{"INPUT_COMMENT-AUTHOR": "my-app[bot]", "INPUT_TOKEN": "ghp_x"}, Action{CommentAuthor: "my-app[bot]"}},
 		{map[string]string{"INPUT_COMMENT-AUTHOR": " octo-cat "}, Action{CommentAuthor: "octo-cat"}},
+		{map[string]string{"INPUT_HISTORY": "true", "INPUT_HISTORY-BRANCH": "perf/ledger"}, Action{History: true, HistoryBranch: "perf/ledger"}},
 	}
 	for _, tt := range tests {
 		_, a, err := FromInputs(getenvFrom(tt.env))
@@ -72,9 +73,21 @@ func TestFromInputsActionSettings(t *testing.T) {
 			continue
 		}
 		tt.want.Comment, tt.want.CommentKey, tt.want.WorkingDirectory, tt.want.Mode = "always", "benchgate", ".", "gate"
+		if tt.want.HistoryBranch == "" {
+			tt.want.HistoryBranch = "benchgate-data"
+		}
 		if diff := cmp.Diff(&tt.want, a); diff != "" {
 			t.Errorf("%v: action (-want +got):\n%s", tt.env, diff)
 		}
+	}
+	for _, bad := range []string{"a b", "-x", "a..b", "x.lock", "a:b", "a/", "a@{1}"} {
+		_, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_HISTORY-BRANCH": bad}))
+		if err == nil || !strings.Contains(err.Error(), "input history-branch") {
+			t.Errorf("history-branch %q: %v, want an error naming the input", bad, err)
+		}
+	}
+	if _, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_HISTORY": "yes"})); err == nil || !strings.Contains(err.Error(), "input history") {
+		t.Errorf("history yes: %v, want an error naming the input", err)
 	}
 	for _, bad := range []string{"a--b", "-a", "a-", "[bot]", "a[bot][bot]", "x/y", strings.Repeat("a", 40)} {
 		if _, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_COMMENT-AUTHOR": bad})); err == nil {

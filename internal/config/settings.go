@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -37,9 +38,10 @@ type Setting struct {
 // The commands that share flags.
 var (
 	runOnly   = []string{"run"}
-	measuring = []string{"run", "calibrate"}
+	measuring = []string{"run", "calibrate", "bisect"}
+	bisecting = []string{"bisect"}
 	judging   = []string{"run", "compare", "merge"}
-	noise     = []string{"run", "compare", "merge", "calibrate"} // judging, and calibrate's recommendation
+	noise     = []string{"run", "compare", "merge", "calibrate", "bisect"} // judging, and calibrate's recommendation
 	reporting = []string{"run", "compare", "merge", "calibrate"}
 	ledgered  = []string{"run", "compare", "merge", "history"} // --ledger: run records, all read it for trends
 )
@@ -65,6 +67,10 @@ var Settings = []Setting{
 		Help: "comment on this pull request instead of the event's: for a workflow_run job that posts the report of a pull request's run (mode merge over the run's shard directory); see docs/action.md#pull-requests-from-forks; on workflow_run the comment is written only if the pull request's head commit and repository are the event's workflow_run.head_sha and head_repository"},
 	{Input: "accept-label", act: func(a *Action, s string) error { a.AcceptLabel = s; return nil },
 		Help: `a pull request label that accepts the regressions of the commit it was added for: a run of the pull_request "labeled" event for this label reports them as accepted by whoever added it (the event's sender) and they do not fail the gate; a push after the label gates again ("accepted by a label older than this commit") until someone adds the label again, so add "labeled" to on.pull_request.types; empty: no label accepts`},
+	{Input: "history", InputDefault: "false", act: func(a *Action, s string) error { return boolInput(s, &a.History) },
+		Help: "keep the history of the default branch in a ledger on the data branch (history-branch): a push to the default branch appends its paired changes and rewrites the history page (index.html) there with the token, which then needs contents: write; other runs only read the ledger, for the trends in the report; see docs/action.md#history"},
+	{Input: "history-branch", InputDefault: "benchgate-data", act: historyBranch,
+		Help: "the branch that holds the ledger (ledger.jsonl) and the history page (index.html); created, sharing no history with the code, by the first push recorded"},
 	{Input: "allow-privileged-events", InputDefault: "false", act: allowPrivileged,
 		Help: "run benchmarks on events that give the code benchgate runs a read/write token and the repository's secrets although people without write access can start them: pull_request_target, workflow_run, issue_comment and every event other than push, pull_request (and its reviews), merge_group, workflow_dispatch, repository_dispatch, schedule, release, create, delete and deployment; refused unless true: set it only if every revision benchmarked there is trusted; mode merge (which runs no code) needs no opt-in"},
 	{Input: "allow-pull-request-target", InputDefault: "false", act: allowPrivileged,
@@ -93,7 +99,7 @@ var Settings = []Setting{
 	{Flag: "estimator", Arg: "E", Commands: noise, Default: "median", Input: "estimator", InputDefault: "median",
 		Help: "one value from each round's runs for the paired test: median, min, p25 or mean",
 		set:  func(c *Config, s string) error { return estimator(s, &c.Estimator) }},
-	{Flag: "measure", Arg: "LIST", Commands: runOnly, Default: "time", Input: "measure", InputDefault: "time",
+	{Flag: "measure", Arg: "LIST", Commands: []string{"run", "bisect"}, Default: "time", Input: "measure", InputDefault: "time",
 		Help:      "what to measure: time (time/op and allocations, interleaved rounds), instructions (instructions/op under Valgrind: deterministic, no timed rounds), or time,instructions",
 		InputNote: "The action's image installs Valgrind.",
 		set:       func(c *Config, s string) error { return measure(s, &c.Measure) }},
@@ -159,6 +165,18 @@ var Settings = []Setting{
 	{Flag: "rev", Arg: "REV", Commands: []string{"calibrate"}, Default: "HEAD",
 		Help: "calibrate: the revision measured against itself",
 		set:  func(c *Config, s string) error { c.Rev = s; return nil }},
+	{Flag: "good", Arg: "REV", Commands: bisecting,
+		Help: "bisect: the revision before the change (the path is bad's first parents back to it); required",
+		set:  func(c *Config, s string) error { c.Good = s; return nil }},
+	{Flag: "bad", Arg: "REV", Commands: bisecting, Default: "HEAD",
+		Help: "bisect: the revision after the change",
+		set:  func(c *Config, s string) error { c.Bad = s; return nil }},
+	{Flag: "resolution", Arg: "PCT", Commands: bisecting, Default: "2%",
+		Help: "bisect: the smallest change per commit worth finding; a step whose interval neither excludes 0 nor lies within ±PCT is measured again with twice the rounds",
+		set:  func(c *Config, s string) error { return threshold(s, &c.Resolution) }},
+	{Flag: "max-count", Arg: "N", Commands: bisecting, Default: "40",
+		Help: "bisect: the most rounds one step may take while it cannot decide (doubling from --count)",
+		set:  func(c *Config, s string) error { return positiveInt(s, &c.MaxCount) }},
 	{Flag: "packages", Arg: "LIST", Commands: measuring, Default: "./...", Input: "packages", InputDefault: "./...",
 		Help:      `package patterns (separated by spaces or commas), or "affected": only packages whose code or dependencies changed between base and head, among the positional packages`,
 		InputNote: "Relative to working-directory.",
@@ -170,7 +188,7 @@ var Settings = []Setting{
 	{Flag: "format", Arg: "F", Commands: append(reporting, "history"), Default: "text",
 		Help: "the report on stdout: text (aligned columns for a terminal), markdown or json (history also html: one self-contained page)",
 		set:  func(c *Config, s string) error { return format(s, &c.Format) }},
-	{Flag: "json", Arg: "FILE", Commands: append(reporting, "history"),
+	{Flag: "json", Arg: "FILE", Commands: append(slices.Clone(reporting), "history", "bisect"),
 		Help: "write the JSON report to FILE",
 		set:  func(c *Config, s string) error { c.JSON = s; return nil }},
 	{Flag: "export", Arg: "FORMAT=FILE", Commands: append(judging, "history"), Input: "export",
@@ -378,6 +396,24 @@ func commentAuthor(a *Action, s string) error {
 		return errors.New(`want a GitHub login, or an app's "NAME[bot]"`)
 	}
 	a.CommentAuthor = s
+	return nil
+}
+
+func boolInput(s string, dst *bool) error {
+	b, err := parseBool(s)
+	*dst = b
+	return err
+}
+
+// historyBranch checks a branch name the way git does, roughly: no
+// spaces, control characters, "..", or characters git refuses.
+func historyBranch(a *Action, s string) error {
+	if strings.HasPrefix(s, "-") || strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") || strings.HasSuffix(s, ".lock") ||
+		strings.Contains(s, "..") || strings.Contains(s, "//") || strings.ContainsAny(s, " ~^:?*[\\@{") ||
+		strings.IndexFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0 {
+		return errors.New("not a valid branch name")
+	}
+	a.HistoryBranch = s
 	return nil
 }
 

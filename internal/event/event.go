@@ -81,6 +81,9 @@ type Target struct {
 	// branch (repository.default_branch); they differ for a stacked pull
 	// request, whose base branch is another pull request's.
 	BaseRef, DefaultBranch string
+	// Ref is the ref a push event updated ("refs/heads/main"); DefaultBranch
+	// is set for push events too.
+	Ref string
 
 	// WorkflowRun is set for workflow_run events: the run that finished.
 	WorkflowRun *WorkflowRun
@@ -261,11 +264,14 @@ type pullRequestEvent struct {
 }
 
 type pushEvent struct {
-	Ref     string `json:"ref"`
-	Before  string `json:"before"`
-	After   string `json:"after"`
-	Created bool   `json:"created"`
-	Deleted bool   `json:"deleted"`
+	Ref        string `json:"ref"`
+	Before     string `json:"before"`
+	After      string `json:"after"`
+	Created    bool   `json:"created"`
+	Deleted    bool   `json:"deleted"`
+	Repository struct {
+		DefaultBranch string `json:"default_branch"`
+	} `json:"repository"`
 }
 
 type workflowRunEvent struct {
@@ -414,6 +420,7 @@ func push(in Input) (Target, error) {
 			return Target{}, fmt.Errorf("%s: %w", eventFile(in), err)
 		}
 	}
+	t.Ref, t.DefaultBranch = ev.Ref, ev.Repository.DefaultBranch
 	t.Description = fmt.Sprintf("push to %s: %s vs %s", orUnknown(ev.Ref), gitrev.ShortRef(t.Head), gitrev.ShortRef(t.Base))
 	return t, nil
 }

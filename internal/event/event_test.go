@@ -212,7 +212,7 @@ func TestParse(t *testing.T) {
 			in:      Input{EventName: "push", SHA: mergeSHA},
 			fixture: "push.json",
 			want: Target{
-				Base: prBaseSHA, Head: mergeSHA,
+				Base: prBaseSHA, Head: mergeSHA, Ref: "refs/heads/main", DefaultBranch: "main",
 				Description: "push to refs/heads/main: 3d1f4a0c9b2e vs 0f9e8d7c6b5a",
 			},
 		},
@@ -221,7 +221,7 @@ func TestParse(t *testing.T) {
 			in:      Input{EventName: "push", SHA: mergeSHA, Base: "origin/main"},
 			fixture: "push_new_branch.json",
 			want: Target{
-				Base: "origin/main", Head: mergeSHA,
+				Base: "origin/main", Head: mergeSHA, Ref: "refs/heads/new-feature", DefaultBranch: "main",
 				Description: "push to refs/heads/new-feature: 3d1f4a0c9b2e vs origin/main",
 			},
 		},
@@ -230,7 +230,7 @@ func TestParse(t *testing.T) {
 			in:      Input{EventName: "push", SHA: mergeSHA, Head: "v2.0.0"},
 			fixture: "push.json",
 			want: Target{
-				Base: prBaseSHA, Head: "v2.0.0",
+				Base: prBaseSHA, Head: "v2.0.0", Ref: "refs/heads/main", DefaultBranch: "main",
 				Description: "push to refs/heads/main: v2.0.0 vs 0f9e8d7c6b5a",
 			},
 		},

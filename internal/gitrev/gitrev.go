@@ -541,3 +541,43 @@ func (r *Repo) ReadFile(ctx context.Context, rev, path string, max int64) ([]byt
 	}
 	return []byte(data), nil
 }
+
+// A Logged is a commit and its subject line.
+type Logged struct{ SHA, Subject string }
+
+// FirstParents returns the first-parent path from good to bad (full SHAs,
+// as Resolve returns them): good, then each commit whose first parent is
+// the one before it, ending with bad. It fails when good is not on bad's
+// first-parent history.
+func (r *Repo) FirstParents(ctx context.Context, good, bad string) ([]Logged, error) {
+	if !isFullSHA(good) || !isFullSHA(bad) {
+		return nil, fmt.Errorf("first parents of %q back to %q: want full commit names", bad, good)
+	}
+	out, err := r.git(ctx, "log", "--first-parent", "--reverse", "--no-show-signature", "--format=%H %P%x00%s", good+".."+bad, "--")
+	if err != nil {
+		return nil, err
+	}
+	_, subject, err := r.Commit(ctx, good)
+	if err != nil {
+		return nil, err
+	}
+	path := []Logged{{good, firstLine(subject)}}
+	for line := range strings.Lines(out) {
+		line = strings.TrimRight(line, "\n")
+		ids, subj, _ := strings.Cut(line, "\x00")
+		f := strings.Fields(ids)
+		if len(f) < 2 || f[1] != path[len(path)-1].SHA {
+			return nil, fmt.Errorf("%s is not on the first-parent history of %s", Short(good), Short(bad))
+		}
+		path = append(path, Logged{f[0], subj})
+	}
+	if path[len(path)-1].SHA != bad {
+		return nil, fmt.Errorf("%s is not an ancestor of %s", Short(good), Short(bad))
+	}
+	return path, nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}

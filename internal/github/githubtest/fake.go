@@ -1,6 +1,8 @@
 // Package githubtest is an in-memory fake of the part of the GitHub REST API
 // benchgate uses: the comments of an issue or pull request, reading a pull
-// request, and an issue's timeline of label events.
+// request, an issue's timeline of label events, and files on a branch
+// (the contents API, with the git data API for large files and new
+// branches).
 //
 // It answers like GitHub does (JSON bodies, status codes, Link-header
 // pagination with rel="next" and rel="last", the messages GitHub sends for
@@ -21,6 +23,8 @@
 //	DELETE /repos/{owner}/{repo}/issues/comments/{id}       -> 204
 //	GET    /repos/{owner}/{repo}/pulls/{number}             a pull request added with AddPullRequest, else 404
 //	GET    /repos/{owner}/{repo}/issues/{number}/timeline   ?page=&per_page= the events added with AddTimelineEvent, oldest first
+//	GET    /repos/{owner}/{repo}/contents/{path}?ref=BRANCH and PUT: files on branches; git/ref, git/refs,
+//	       git/trees, git/commits, git/blobs: see git.go
 //
 // Comment authors have GitHub's user shape (login, id, type): the id of
 // github-actions[bot] is 41898282, as on github.com; other logins get a stable
@@ -176,6 +180,7 @@ type Fake struct {
 	requests []Request
 	faults   []*Fault
 	now      time.Time
+	repos    map[string]*gitRepo // "owner/repo" -> branches and their files (git.go)
 }
 
 // New returns a Fake with no comments.
@@ -467,6 +472,9 @@ func (d *faultWriter) WriteHeader(int) {
 
 func (f *Fake) route(w http.ResponseWriter, r *http.Request, rel string, body []byte) {
 	parts := strings.Split(strings.Trim(rel, "/"), "/")
+	if f.gitRoute(w, r, parts, body) {
+		return
+	}
 	// repos/{owner}/{repo}/pulls/{number}
 	if len(parts) == 5 && parts[0] == "repos" && parts[3] == "pulls" && parts[1] != "" && parts[2] != "" {
 		f.pull(w, r, parts[1], parts[2], parts[4])
