@@ -119,7 +119,7 @@ func TestScripts(t *testing.T) {
 				return os.Geteuid() == 0, nil
 			case "e2e": // the scripts that measure: seconds each
 				return os.Getenv("BENCHGATE_E2E") == "1", nil
-			case "creep": // a creep recorded in time: needs a quiet machine
+			case "creep": // creep_time: a creep recorded in time needs a quiet machine
 				return os.Getenv("BENCHGATE_E2E_CREEP") == "1", nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)

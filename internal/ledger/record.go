@@ -104,7 +104,9 @@ func entry(r gate.Result, confidence float64) (Entry, bool) {
 		p := r.Paired.P
 		e.P = &p
 		ok = pairedChange(&e, r.Paired, confidence)
-	case r.Kind == gate.Allocs || r.Kind == gate.Bytes:
+	case r.Kind == gate.Allocs || r.Kind == gate.Bytes || r.Kind == gate.Instructions:
+		// Counted, not timed (instructions nearly so: docs/instructions.md):
+		// a handful of samples per side, too few for a median's interval.
 		e.Test, e.N = "exact", min(r.Base.N, r.Head.N)
 		e.P = nil
 		ok = exactChange(&e, r.Base, r.Head, confidence)
@@ -173,7 +175,7 @@ func medianSE(s *stats.Summary) (float64, bool) {
 	return (math.Log(s.High) - math.Log(s.Low)) / (2 * z(s.Confidence)), true
 }
 
-// exactChange: allocations and bytes are counted, not timed. Constant
+// exactChange: allocations, bytes and instructions are counted, not timed. Constant
 // sides make an exact change (se 0); otherwise the medians' intervals, as
 // for other units, and failing those a quarter of the log of the sides'
 // ranges.
