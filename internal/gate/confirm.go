@@ -413,13 +413,13 @@ func FirstFresh(screen Verdict) int { return max(screen.Policy.ConfirmRounds, 1)
 // continueShare is the share of the promising cut that a row's pooled
 // p-value after the first stage must stay below for it to get the rest of
 // its fresh rounds.
-const continueShare = 0.25
+const continueShare = 0.4
 
 // Continuing returns the promising rows of screen planned for more fresh
 // rounds than the first stage's ([FreshRounds], [FirstFresh]) that get
 // the rest: first is [Judge] of the first stage's fresh rounds, and a row
 // continues when its screen's and first-stage rounds pooled give a raw
-// p-value below a quarter of the promising cut ([PromisingLevel]; 0.05 in
+// p-value below 0.4 of the promising cut ([PromisingLevel]; 0.08 in
 // a suite of up to 20) and a change of at least half its threshold either
 // way. The others stop: they are not significant ([Confirm] decides them
 // unchanged), which costs no error control — a row is only ever called a
