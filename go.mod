@@ -3,6 +3,7 @@ module github.com/benchgate/benchgate
 go 1.26.0
 
 require (
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794
 	github.com/goccy/go-yaml v1.19.2
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-github/v60 v60.0.0
@@ -15,7 +16,6 @@ require (
 )
 
 require (
-	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/google/go-querystring v1.1.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

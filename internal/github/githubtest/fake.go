@@ -10,11 +10,8 @@
 // ("/api/v3" by default, as on GitHub Enterprise Server) so that a client that
 // drops the prefix with an absolute path fails.
 //
-// Use it in a test with NewServer, or as a standalone process by serving a
-// Fake on any listener (http.ListenAndServe("127.0.0.1:8080", githubtest.New(cfg)))
-// and pointing GITHUB_API_URL at http://127.0.0.1:8080/api/v3.
-//
-// Routes below the prefix:
+// Use it in a test with NewServer, or serve a Fake on any listener and point
+// GITHUB_API_URL at its /api/v3. Routes below the prefix:
 //
 //	GET    /repos/{owner}/{repo}/issues/{number}/comments   ?page=&per_page= (default 30, at most 100)
 //	POST   /repos/{owner}/{repo}/issues/{number}/comments   {"body": "..."} -> 201
