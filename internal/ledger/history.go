@@ -277,7 +277,7 @@ func creeps(series []Series, o Options) ([]Creep, int) {
 	var out []Creep
 	for si, s := range series {
 		for _, w := range pick(bySeries[si], zs) {
-			out = append(out, creep(s, w, zs, min))
+			out = append(out, creep(s, trim(s, w, min), zs, min))
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Creep) int { return cmp.Compare(b.Change*worse(b.Direction), a.Change*worse(a.Direction)) })
@@ -337,6 +337,35 @@ func pick(ws []window, zs float64) []window {
 	}
 	slices.SortFunc(out, func(a, b window) int { return cmp.Compare(a.first, b.first) })
 	return out
+}
+
+// trim drops from both ends of window w the merges that moved the level
+// the wrong way by less than a tenth of the threshold (min, a log ratio),
+// as long as what remains still reaches the threshold: a merge that hardly
+// moved neither starts nor ends a creep. The largest lower bound would
+// otherwise take in every merge of near-exact series (instructions,
+// se ≈ 0) whose change is a few parts per million. The window keeps the
+// adjusted p-value of the window Holm rejected, which contains it.
+func trim(s Series, w window, min float64) window {
+	sign := worse(s.Direction)
+	small := func(i int) bool { return sign*s.Merges[i].LogRatio < min/10 }
+	t := w
+	for t.first < t.last && small(t.first) {
+		t.first++
+	}
+	for t.last > t.first && small(t.last) {
+		t.last--
+	}
+	sum, v := 0.0, 0.0
+	for _, m := range s.Merges[t.first : t.last+1] {
+		sum += sign * m.LogRatio
+		v += m.SE * m.SE
+	}
+	if sum < min {
+		return w
+	}
+	t.sum, t.v = sum, v
+	return t
 }
 
 // creep describes window w of series s; zs is the simultaneous quantile.

@@ -203,3 +203,35 @@ func TestSince(t *testing.T) {
 		t.Errorf("SinceTime: %d entries, want 2", len(got))
 	}
 }
+
+// TestCreepOfCounts: in a near-exact series (instructions/op, se ≈ 0) the
+// merges around a creep's steps move the level by a few parts per million;
+// the creep starts at its first step and ends at its last, not at the
+// first and last merges that moved it at all (creep_history.txtar, CI
+// 2026-12-02: the window ran from c2).
+func TestCreepOfCounts(t *testing.T) {
+	var es []Entry
+	for i := range 11 {
+		e := sample("Work", i)
+		e.Unit, e.Test, e.N, e.P, e.SE = "instructions/op", "exact", 1, nil, 1e-7
+		lr := 8e-5 // noise of a count: + a few ppm
+		if i == 2 || i == 5 || i == 8 {
+			lr = math.Log(1.04)
+		}
+		e.LogRatio, e.Change = lr, math.Expm1(lr)
+		e.Low, e.High = lr-2e-7, lr+2e-7
+		es = append(es, e)
+	}
+	h := Analyze(es, DefaultOptions())
+	if len(h.Creeps) != 1 {
+		t.Fatalf("creeps = %+v, want one", h.Creeps)
+	}
+	c := h.Creeps[0]
+	if c.First != es[2].Head.SHA || c.Last != es[8].Head.SHA || c.Merges != 7 {
+		t.Errorf("creep from %s to %s over %d merges, want from the first step (%s) to the last (%s), 7 merges",
+			c.First, c.Last, c.Merges, es[2].Head.SHA, es[8].Head.SHA)
+	}
+	if math.Abs(c.Change-0.1251) > 0.001 {
+		t.Errorf("change = %.4f, want +12.5 %%", c.Change)
+	}
+}
