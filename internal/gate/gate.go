@@ -780,32 +780,13 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 			r.Noise = ptr(c.Paired.Noise)
 		}
 		us[j] = uDataOf(c)
-		test, fallback := chooseTest(c, us[j], m, p)
-		r.Test = test
-		switch test {
-		case TestPaired, TestUTest:
-			figures(r, test, us[j])
-			if fallback {
-				// Not chosen for the noise: the paired test could not
-				// have reached alpha with this few rounds.
-				n := c.Paired.N + p.ConfirmRounds
-				w.fallback[n] = append(w.fallback[n], Bench{r.Package, r.Name})
-			}
-		default:
-			r.Status = Inconclusive
-			if c.Paired != nil {
-				figures(r, TestPaired, us[j])
-			} else {
-				figures(r, TestUTest, us[j])
-			}
-		}
-		t := r.Test
-		if t == "" && c.Paired != nil {
-			t = TestPaired
-		}
-		seqPs[j] = 1
-		if r.P != nil {
-			seqPs[j] = sequentialP(*r.P, p.Looks, floorFn(t))
+		var fallback bool
+		seqPs[j], fallback = testRow(r, us[j], m, p)
+		if fallback {
+			// Not chosen for the noise: the paired test could not
+			// have reached alpha with this few rounds.
+			n := c.Paired.N + p.ConfirmRounds
+			w.fallback[n] = append(w.fallback[n], Bench{r.Package, r.Name})
 		}
 	}
 	adj := adjust(seqPs, corr)
@@ -831,6 +812,36 @@ func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
 		}
 	}
 	w.family, w.minCount = m, v.MinCount
+}
+
+// testRow chooses the test of row r in a family of m (chooseTest), fills
+// its figures (an Inconclusive row gets the figures of the test it would
+// have had) and returns its p-value as the looks make it (sequentialP; 1
+// without one) for the family's correction; fallback is chooseTest's.
+func testRow(r *Result, u uData, m int, p Policy) (seqP float64, fallback bool) {
+	c := r.Comparison
+	test, fallback := chooseTest(c, u, m, p)
+	r.Test = test
+	switch test {
+	case TestPaired, TestUTest:
+		figures(r, test, u)
+	default:
+		r.Status = Inconclusive
+		fallback = false
+		if c.Paired != nil {
+			figures(r, TestPaired, u)
+		} else {
+			figures(r, TestUTest, u)
+		}
+	}
+	t := r.Test
+	if t == "" && c.Paired != nil {
+		t = TestPaired
+	}
+	if r.P == nil {
+		return 1, fallback
+	}
+	return sequentialP(*r.P, p.Looks, floorFn(t)), fallback
 }
 
 // decide applies the rule to a time row whose Test, Delta, P and

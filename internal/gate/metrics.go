@@ -90,27 +90,7 @@ func judgeMetrics(v *Verdict, rows []int, p Policy) {
 		r := &v.Results[i]
 		c := r.Comparison
 		us[j] = uDataOf(c)
-		test, _ := chooseTest(c, us[j], m, p)
-		r.Test = test
-		switch test {
-		case TestPaired, TestUTest:
-			figures(r, test, us[j])
-		default:
-			r.Status = Inconclusive
-			if c.Paired != nil {
-				figures(r, TestPaired, us[j])
-			} else {
-				figures(r, TestUTest, us[j])
-			}
-		}
-		t := r.Test
-		if t == "" && c.Paired != nil {
-			t = TestPaired
-		}
-		seqPs[j] = 1
-		if r.P != nil {
-			seqPs[j] = sequentialP(*r.P, p.Looks, floorFn(t))
-		}
+		seqPs[j], _ = testRow(r, us[j], m, p)
 	}
 	adj := adjust(seqPs, correctionOf(p.Correction))
 	steps := stepFactors(seqPs, correctionOf(p.Correction), p.Alpha)
