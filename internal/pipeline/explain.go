@@ -27,9 +27,12 @@ const (
 	maxExplained = 10
 	// cpuRuns is how many CPU profiling runs each side gets, and
 	// cpuTarget the work of each (by the pilot's time per op): at 100
-	// samples a second, 3 × 1 s give about 300 samples per side.
-	cpuRuns   = 3
-	cpuTarget = time.Second
+	// samples a second, 2 × 0.5 s give about 100 samples per side,
+	// enough to rank the functions whose share moved by a few percent
+	// (xxhash's planted 11 % function leads its table as it did at
+	// 3 × 1 s; docs/evidence.md), for about 2 s per time regression.
+	cpuRuns   = 2
+	cpuTarget = 500 * time.Millisecond
 )
 
 // writeExplain writes a shard's explanations to out/explain.json, for
