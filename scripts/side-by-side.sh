@@ -14,14 +14,21 @@
 # time/op regressions and improvements (its JSON report), benchstat's
 # significant sec/op changes (its rows with a change and a p-value, not "~").
 #
-# The library is a module from the module proxy (MODULE, default
-# github.com/cespare/xxhash/v2@v2.3.0), made into a git repository with two
-# commits: base, the module as published, and head, the same with a planted
-# change (PLANT: a sed script applied to PLANT_FILE; the default adds two
-# multiply-rotate rounds, stored to a package variable, to Digest.Sum64: a
-# few nanoseconds per Digest benchmark, large for 4-byte inputs, nothing at
-# 10 MB; Sum64 and Sum64String are untouched). PLANT=none gives an A/A pair
-# (head an empty commit).
+# The library is a module from the module proxy, made into a git
+# repository with two commits: base, the module as published, and head, the
+# same with a planted change (PLANT: a sed script applied to PLANT_FILE).
+# LIBRARY picks one of two, with its plant:
+#   xxhash (the default): github.com/cespare/xxhash/v2@v2.3.0, 20
+#     benchmarks in 4 functions whose set-up (a 10 MB input filled byte by
+#     byte, for every size) runs in every process, about 50 ms; the plant
+#     adds two multiply-rotate rounds, stored to a package variable, to
+#     Digest.Sum64: a few nanoseconds per Digest benchmark, large for
+#     4-byte inputs, nothing at 10 MB; Sum64 and Sum64String are untouched.
+#   uuid: github.com/google/uuid@v1.6.0, 15 benchmarks with no set-up to
+#     speak of; the plant folds the first 4 bytes into a package variable
+#     in encodeHex (String, URN and MarshalJSON; Parse* and New untouched).
+# MODULE, PLANT_FILE and PLANT override the library's. PLANT=none gives an
+# A/A pair (head an empty commit).
 #
 # BENCHGATE is the benchgate binary (default: built from this checkout);
 # BENCHSTAT the benchstat binary (default: installed from the module proxy,
@@ -30,10 +37,32 @@
 set -euo pipefail
 pairs=${1:-2}
 here=$(cd "$(dirname "$0")/.." && pwd)
-module=${MODULE:-github.com/cespare/xxhash/v2@v2.3.0}
 benchtime=${BENCHTIME:-100ms}
-plantFile=${PLANT_FILE:-xxhash.go}
-plant=${PLANT:-'/^func (d \*Digest) Sum64() uint64 {$/,/^}$/ s/^\treturn h$/\tx := h\n\tx = rol31(x*prime2) * prime1\n\tx = rol31(x*prime2) * prime1\n\tplantSink = x\n\treturn h/'}
+case ${LIBRARY:-xxhash} in
+xxhash)
+	defModule=github.com/cespare/xxhash/v2@v2.3.0
+	defFile=xxhash.go
+	defPlant='/^func (d \*Digest) Sum64() uint64 {$/,/^}$/ s/^\treturn h$/\tx := h\n\tx = rol31(x*prime2) * prime1\n\tx = rol31(x*prime2) * prime1\n\tplantSink = x\n\treturn h/
+$ a\
+\
+var plantSink uint64'
+	;;
+uuid)
+	defModule=github.com/google/uuid@v1.6.0
+	defFile=uuid.go
+	defPlant='/^func encodeHex(dst \[\]byte, uuid UUID) {$/ a\	for _, c := range uuid[:4] {\n\t\tplantSink = plantSink*31 + uint64(c)\n\t}
+$ a\
+\
+var plantSink uint64'
+	;;
+*)
+	echo "side-by-side: LIBRARY=$LIBRARY: want xxhash or uuid" >&2
+	exit 2
+	;;
+esac
+module=${MODULE:-$defModule}
+plantFile=${PLANT_FILE:-$defFile}
+plant=${PLANT:-$defPlant}
 work=$(mktemp -d -t side-by-side.XXXX)
 out=${OUT:-}
 cleanup() {
@@ -76,9 +105,6 @@ else
 	if git diff --quiet; then
 		echo "side-by-side: the plant changed nothing in $plantFile" >&2
 		exit 3
-	fi
-	if [ -z "${PLANT:-}" ]; then
-		printf '\nvar plantSink uint64\n' >> "$plantFile"
 	fi
 	git diff --stat
 	git -c user.name=side-by-side -c user.email=side@by.side commit -qam head
