@@ -160,11 +160,17 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 	}
 	res := m.sess.Result()
 	meta.Run.Skipped = res.Skipped
+	screen := res.MeasureTime
 	o, err = judgeRun(ctx, p, ws, m.sess, ws.Rules.withIgnored(res.Ignored), o.Raw, m.manifest != nil, m.lane, o, env)
 	// The time the run took, taken last: the confirmation's fresh rounds
 	// and the explain pass's processes are part of what it cost.
 	res = m.sess.Result()
-	o.Meta.Run.Timing = &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes}
+	t := &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes,
+		Calibrate: res.DiscoverTime, Warmup: res.WarmupTime, Screen: screen, Confirm: res.MeasureTime - screen, Work: res.Work}
+	if e := o.Meta.Run.Explain; e != nil {
+		t.Explain = e.Elapsed
+	}
+	o.Meta.Run.Timing = t
 	return o, err
 }
 

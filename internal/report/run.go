@@ -164,6 +164,13 @@ type ShardPart struct {
 type Timing struct {
 	Elapsed, Build, Processes, Counted time.Duration
 	Count                              int // benchmark processes
+	// The stages' wall times: calibrating (listing and pilots), the
+	// warm-up, the screen's rounds, the confirmation's fresh rounds, the
+	// explanation's profiles (0: the stage did not run). Work is the
+	// counted runs' timed work (N × time/op summed), what --benchtime
+	// plans; Counted less Work is what their processes cost beyond it
+	// (start-up, the benchmarks' own set-up).
+	Calibrate, Warmup, Screen, Confirm, Explain, Work time.Duration
 }
 
 // Confirmation is the re-run of the promising time rows.
@@ -358,9 +365,22 @@ func timingText(t Timing) string {
 	if t.Elapsed > 0 {
 		pct = 100 * float64(over) / float64(t.Elapsed)
 	}
-	return fmt.Sprintf("time: %s in all: building %s, %d benchmark processes %s (counted runs %s), benchgate itself %s (%.1f%%)",
-		t.Elapsed.Round(time.Millisecond), t.Build.Round(time.Millisecond), t.Count,
-		t.Processes.Round(time.Millisecond), t.Counted.Round(time.Millisecond), over.Round(time.Millisecond), pct)
+	ms := func(d time.Duration) string { return d.Round(time.Millisecond).String() }
+	stages := "building " + ms(t.Build)
+	for _, st := range []struct {
+		name string
+		d    time.Duration
+	}{{"calibrating", t.Calibrate}, {"warm-up", t.Warmup}, {"the screen's rounds", t.Screen}, {"the confirmation's", t.Confirm}, {"the explanation", t.Explain}} {
+		if st.d > 0 {
+			stages += ", " + st.name + " " + ms(st.d)
+		}
+	}
+	work := ""
+	if t.Work > 0 {
+		work = ", of which timed work " + ms(t.Work)
+	}
+	return fmt.Sprintf("time: %s in all: %s; %d benchmark processes %s (counted runs %s%s), benchgate itself %s (%.1f%%)",
+		ms(t.Elapsed), stages, t.Count, ms(t.Processes), ms(t.Counted), work, ms(over), pct)
 }
 
 // jsonRun is the run's facts in the JSON report (docs/json-schema.md,
@@ -438,11 +458,17 @@ type jsonShardPart struct {
 }
 
 type jsonTiming struct {
-	Elapsed   float64 `json:"elapsed"`
-	Build     float64 `json:"build"`
-	Processes float64 `json:"processes"`
-	Counted   float64 `json:"counted"`
-	Count     int     `json:"process_count"`
+	Elapsed      float64 `json:"elapsed"`
+	Build        float64 `json:"build"`
+	Processes    float64 `json:"processes"`
+	Counted      float64 `json:"counted"`
+	Count        int     `json:"process_count"`
+	Calibrate    float64 `json:"calibrate"`
+	Warmup       float64 `json:"warmup"`
+	Screen       float64 `json:"screen"`
+	Confirmation float64 `json:"confirmation"`
+	Explain      float64 `json:"explain"`
+	Work         float64 `json:"work"`
 }
 
 type jsonRunConfirmation struct {
@@ -513,7 +539,8 @@ func (r Run) json() *jsonRun {
 		j.Shard = &jsonShardPart{s.Shard, s.Assigned, s.All}
 	}
 	if t := r.Timing; t != nil {
-		j.Timing = &jsonTiming{sec(t.Elapsed), sec(t.Build), sec(t.Processes), sec(t.Counted), t.Count}
+		j.Timing = &jsonTiming{sec(t.Elapsed), sec(t.Build), sec(t.Processes), sec(t.Counted), t.Count,
+			sec(t.Calibrate), sec(t.Warmup), sec(t.Screen), sec(t.Confirm), sec(t.Explain), sec(t.Work)}
 	}
 	if c := r.Confirmation; c != nil {
 		j.Confirmation = &jsonRunConfirmation{c.Rows, c.Rounds, c.PromisingP}

@@ -14,12 +14,13 @@ import (
 // TestRunLines words each run fact, in the order a run learns them.
 func TestRunLines(t *testing.T) {
 	r := Run{
-		Adaptive:     &Adaptive{MaxTime: time.Minute, Rounds: 6, MaxRounds: 20, Elapsed: 42 * time.Second, Looks: []int{3, 6, 20}, Decided: []Decided{{Round: 3, Count: 2}, {Round: 6, Count: 1}}, Undecided: 1},
-		Lane:         &Lane{Benchmarks: 2, Repeats: 3, Processes: 12, Elapsed: 4 * time.Second, Before: 10 * time.Second, Only: true, Unavailable: 1},
-		Cancelled:    &Cancelled{Rounds: 3, Of: 10},
-		Shard:        &ShardPart{Shard: "2/4", Assigned: 3, All: 11},
-		Skipped:      []string{"example.com/m/a: no benchmarks match --bench"},
-		Timing:       &Timing{Elapsed: 10 * time.Second, Build: 2 * time.Second, Processes: 7 * time.Second, Counted: 5 * time.Second, Count: 40},
+		Adaptive:  &Adaptive{MaxTime: time.Minute, Rounds: 6, MaxRounds: 20, Elapsed: 42 * time.Second, Looks: []int{3, 6, 20}, Decided: []Decided{{Round: 3, Count: 2}, {Round: 6, Count: 1}}, Undecided: 1},
+		Lane:      &Lane{Benchmarks: 2, Repeats: 3, Processes: 12, Elapsed: 4 * time.Second, Before: 10 * time.Second, Only: true, Unavailable: 1},
+		Cancelled: &Cancelled{Rounds: 3, Of: 10},
+		Shard:     &ShardPart{Shard: "2/4", Assigned: 3, All: 11},
+		Skipped:   []string{"example.com/m/a: no benchmarks match --bench"},
+		Timing: &Timing{Elapsed: 10 * time.Second, Build: 2 * time.Second, Processes: 7 * time.Second, Counted: 5 * time.Second, Count: 40,
+			Calibrate: 500 * time.Millisecond, Warmup: 300 * time.Millisecond, Screen: 4 * time.Second, Confirm: 1500 * time.Millisecond, Work: 3 * time.Second},
 		Confirmation: &Confirmation{Rows: 2, Rounds: 10, PromisingP: 0.2},
 	}
 	want := []string{
@@ -28,7 +29,7 @@ func TestRunLines(t *testing.T) {
 		"cancelled after 3 of 10 rounds: this report is partial",
 		"shard 2/4: 3 of 11 benchmarks; the verdict comes from benchgate merge",
 		"skipped example.com/m/a: no benchmarks match --bench",
-		"time: 10s in all: building 2s, 40 benchmark processes 7s (counted runs 5s), benchgate itself 1s (10.0%)",
+		"time: 10s in all: building 2s, calibrating 500ms, warm-up 300ms, the screen's rounds 4s, the confirmation's 1.5s; 40 benchmark processes 7s (counted runs 5s, of which timed work 3s), benchgate itself 1s (10.0%)",
 		"confirmation: 2 promising time row(s) (raw p < 0.2, a change of at least half the threshold) re-run for up to 10 fresh rounds (each as many as its noise needs) and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
 	}
 	if diff := cmp.Diff(want, r.Lines()); diff != "" {

@@ -459,6 +459,9 @@ func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer, f
 						continue
 					}
 					r.res.RunTime += took
+					if sec, ok := secPerOp(res); ok {
+						r.res.Work += time.Duration(sec * float64(res.Iters) * 1e9)
+					}
 					res.SetConfig("round", strconv.Itoa(round))
 					if j, ok := res.ConfigIndex("round"); ok {
 						res.Config[j].File = true

@@ -161,6 +161,12 @@ type Result struct {
 	// side. RoundTime estimates the wall time of one round from it: each
 	// unit's warm-up runs times its Runs.
 	WarmupTime, RoundTime time.Duration
+	// DiscoverTime is the wall time of listing and calibrating (the
+	// pilots), MeasureTime that of every Measure call (the screen's rounds
+	// and the confirmation's), and Work the timed work of the counted runs
+	// (each run's N × its time/op): what --benchtime plans, against
+	// RunTime, what the counted processes took.
+	DiscoverTime, MeasureTime, Work time.Duration
 	// GoVersion is the Go toolchain that built base and head, as `go env
 	// GOVERSION` reports it in each side's directory ("go1.26.8"); "" if
 	// unknown. With GOTOOLCHAIN=auto, go.mod selects it, so the two may
@@ -245,7 +251,9 @@ func Build(ctx context.Context, base, head Side, o Options) (*Session, error) {
 // every one (the pilot runs): all units Options.Bench matches and
 // Options.Ignore keeps, or ErrNoBenchmarks.
 func (s *Session) Discover(ctx context.Context) ([]Unit, error) {
+	start := time.Now()
 	units, err := s.r.discover(ctx, s.built)
+	s.r.res.DiscoverTime += time.Since(start)
 	if err != nil {
 		return nil, err
 	}
@@ -297,6 +305,8 @@ func (s *Session) Measure(ctx context.Context, units []Unit, first, count int, b
 			}
 		}
 	}
+	start := time.Now()
+	defer func() { s.r.res.MeasureTime += time.Since(start) }()
 	return s.r.rounds(ctx, units, w, first, count)
 }
 

@@ -139,6 +139,12 @@ func TestRunRealModule(t *testing.T) {
 	if !(res.RunTime > 0 && res.ProcessTime > res.RunTime && res.BuildTime > 0 && res.Elapsed > res.ProcessTime+res.BuildTime/2) {
 		t.Errorf("timing: run %v, process %v, build %v, elapsed %v", res.RunTime, res.ProcessTime, res.BuildTime, res.Elapsed)
 	}
+	// The stages: calibrating and the rounds took time, the rounds held
+	// the counted runs, and their timed work is a part of those runs
+	// (each process also starts up and runs the benchmark once at N=1).
+	if !(res.DiscoverTime > 0 && res.MeasureTime >= res.RunTime && res.Work > 0 && res.Work < res.RunTime && res.Elapsed > res.DiscoverTime+res.MeasureTime) {
+		t.Errorf("stages: discover %v, measure %v, work %v, counted %v, elapsed %v", res.DiscoverTime, res.MeasureTime, res.Work, res.RunTime, res.Elapsed)
+	}
 	// 2 packages × 2 sides listed, 4 top-level benchmarks × 2 sides
 	// piloted, 7 units × 2 sides warmed up less Flaky's head, 3 rounds of
 	// the same.
