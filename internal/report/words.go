@@ -154,7 +154,7 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		if rs.Base.Max >= rs.Head.Min && rs.Head.Max >= rs.Base.Min {
 			l.text(" on both sides").add(sourceSpans(unit)...).text(": ").add(unitSpan(unit)).text(" changes only with time/op and takes its judgement")
 		} else {
-			l.add(sourceSpans(unit)...).text(", within ").num("±"+fmtNum(100*rs.Threshold)+"%").text(": ").add(unitSpan(unit)).text(" takes time/op's judgement")
+			l.add(sourceSpans(unit)...).text(", within ").num("±" + fmtNum(100*rs.Threshold) + "%").text(": ").add(unitSpan(unit)).text(" takes time/op's judgement")
 		}
 		if rs.Delta != nil {
 			l.text(": ").num(pct1(*rs.Delta))
