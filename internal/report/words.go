@@ -182,10 +182,13 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 
 // amountSpans is a rate's per-op amount on both sides: "the bytes per op
 // went 4.000Ki → 3.199Ki", or "the items per op are 64.00" when the sides
-// agree at the printed precision.
+// agree at the printed precision. Each is its range's upper end: a count
+// over b.Elapsed() times sec/op comes out above the count, never below
+// (gate's elapsedSlop), and a b.SetBytes range is far narrower than the
+// four digits shown.
 func amountSpans(rs gate.Reason, unit string) []Span {
 	au := strings.TrimSuffix(unit, "/s") + "/op"
-	scale := func(r *gate.Range) string { return benchunit.Scale((r.Min+r.Max)/2, benchunit.ClassOf(au)) }
+	scale := func(r *gate.Range) string { return benchunit.Scale(r.Max, benchunit.ClassOf(au)) }
 	var l line
 	if unit == "B/s" {
 		l.text("the bytes per op")
