@@ -151,7 +151,7 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		l.add(directionSpans(rs)...).text("; time/op is judged on its own row")
 	case gate.ReasonFollowsTime:
 		l.add(amountSpans(rs, unit)...).text(" in every run")
-		if rs.Base.Max >= rs.Head.Min && rs.Head.Max >= rs.Base.Min {
+		if sameAmount(rs, unit) {
 			l.text(" on both sides").add(sourceSpans(unit)...).text(": ").add(unitSpan(unit)).text(" changes only with time/op and takes its judgement")
 		} else {
 			l.add(sourceSpans(unit)...).text(", within ").num("±" + fmtNum(100*rs.Threshold) + "%").text(": ").add(unitSpan(unit)).text(" takes time/op's judgement")
@@ -187,18 +187,28 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 // (gate's elapsedSlop), and a b.SetBytes range is far narrower than the
 // four digits shown.
 func amountSpans(rs gate.Reason, unit string) []Span {
-	au := strings.TrimSuffix(unit, "/s") + "/op"
-	scale := func(r *gate.Range) string { return benchunit.Scale(r.Max, benchunit.ClassOf(au)) }
 	var l line
 	if unit == "B/s" {
 		l.text("the bytes per op")
 	} else {
 		l.text("the ").name(strings.TrimSuffix(unit, "/s")).text(" per op")
 	}
-	if rs.Base.Max >= rs.Head.Min && rs.Head.Max >= rs.Base.Min {
-		return *l.text(" are ").num(scale(rs.Base))
+	if sameAmount(rs, unit) {
+		return *l.text(" are ").num(amountString(rs.Base, unit))
 	}
-	return *l.text(" went ").num(scale(rs.Base) + " → " + scale(rs.Head))
+	return *l.text(" went ").num(amountString(rs.Base, unit) + " → " + amountString(rs.Head, unit))
+}
+
+// amountString is a rate's per-op amount (its range's upper end) in four
+// digits.
+func amountString(r *gate.Range, unit string) string {
+	return benchunit.Scale(r.Max, benchunit.ClassOf(strings.TrimSuffix(unit, "/s")+"/op"))
+}
+
+// sameAmount reports whether a rate's per-op amounts are the same on both
+// sides: their ranges meet, or they differ only past the digits shown.
+func sameAmount(rs gate.Reason, unit string) bool {
+	return rs.Base.Max >= rs.Head.Min && rs.Head.Max >= rs.Base.Min || amountString(rs.Base, unit) == amountString(rs.Head, unit)
 }
 
 // sourceSpans names where a rate's per-op amount comes from: b.SetBytes
