@@ -9,9 +9,11 @@
 // ([Promising], [Confirm]); allocs/op and B/op nearly exactly (constant, or
 // separated per-round ranges; within one unit, background); custom metrics
 // (B/s, b.ReportMetric units) in their direction, exactly when constant,
-// else like time in a family of their own (metrics.go); instructions/op by
-// its own threshold with separated repeats. The rules, and the simulations that hold them to α,
-// are in docs/deciding.md.
+// a rate on its per-op amount when that is constant (exactly, or
+// following its time row: rates.go), else like time in a family of their
+// own (metrics.go); instructions/op by its own threshold with separated
+// repeats. The rules, and the simulations that hold them to α, are in
+// docs/deciding.md.
 package gate
 
 import (

@@ -182,10 +182,7 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 
 // amountSpans is a rate's per-op amount on both sides: "the bytes per op
 // went 4.000Ki → 3.199Ki", or "the items per op are 64.00" when the sides
-// agree at the printed precision. Each is its range's upper end: a count
-// over b.Elapsed() times sec/op comes out above the count, never below
-// (gate's elapsedSlop), and a b.SetBytes range is far narrower than the
-// four digits shown.
+// agree at the printed precision.
 func amountSpans(rs gate.Reason, unit string) []Span {
 	var l line
 	if unit == "B/s" {
@@ -199,10 +196,16 @@ func amountSpans(rs gate.Reason, unit string) []Span {
 	return *l.text(" went ").num(amountString(rs.Base, unit) + " → " + amountString(rs.Head, unit))
 }
 
-// amountString is a rate's per-op amount (its range's upper end) in four
-// digits.
+// amountString is a rate's per-op amount in four digits: the middle of
+// its range for B/s, the upper end for other rates (a count over
+// b.Elapsed() times sec/op comes out above the count, never below: gate's
+// elapsedSlop).
 func amountString(r *gate.Range, unit string) string {
-	return benchunit.Scale(r.Max, benchunit.ClassOf(strings.TrimSuffix(unit, "/s")+"/op"))
+	v := r.Max
+	if unit == "B/s" {
+		v = (r.Min + r.Max) / 2
+	}
+	return benchunit.Scale(v, benchunit.ClassOf(strings.TrimSuffix(unit, "/s")+"/op"))
 }
 
 // sameAmount reports whether a rate's per-op amounts are the same on both
