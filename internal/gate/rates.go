@@ -48,9 +48,10 @@ const amountPrecision = 1e-3
 // × sec/op may come out in a run: such a rate is the benchmark's count
 // over b.Elapsed(), read before the timer stops, so the product is the
 // count times T/Elapsed ≥ 1 (0.01 % above in quiet runs of 20 ms; up to
-// 0.07 % in the e2e script's runs on a loaded machine). B/s from
-// b.SetBytes is computed by package testing from the same T as ns/op
-// and gets none.
+// 0.07 % in the e2e script's runs on a loaded machine, where a run
+// preempted between the two readings strayed 0.44 % once: that rate then
+// kept the paired test). B/s from b.SetBytes is computed by package
+// testing from the same T as ns/op and gets none.
 const elapsedSlop = 1e-3
 
 // rateUnit reports whether unit is a rate: a custom unit ending in "/s".
