@@ -62,6 +62,19 @@ const (
 	// ReasonEquivalent: a sequential look found the change's 1−2α
 	// interval (Interval) inside ±Threshold after Rounds rounds.
 	ReasonEquivalent ReasonCode = "equivalent"
+	// ReasonAmountChange: a rate (a custom unit ending in "/s") whose
+	// per-op amount, rate × sec/op, was the same in every run of a side
+	// and moved the rate beyond Threshold from Base to Head (the amount's
+	// ranges at the printed precision; Delta is the ratio of their
+	// middles − 1): a regression or an improvement, exactly; time/op is
+	// judged on its own row. BaseN and HeadN are the runs.
+	ReasonAmountChange ReasonCode = "amount-change"
+	// ReasonFollowsTime: a rate whose per-op amount was the same in every
+	// run, Base on base and Head on head (equal at the printed precision,
+	// or apart by less than Threshold when Threshold is set): it changes
+	// only with time/op and takes the time row's status, P, PAdjusted
+	// (with Looks, Correction, Alpha) and inverted change (Delta).
+	ReasonFollowsTime ReasonCode = "follows-time"
 	// ReasonIgnored: a policy rule ignores the benchmark (status ignored).
 	ReasonIgnored ReasonCode = "ignored"
 	// ReasonWithinAllowance: an allocation row whose increase (Base to

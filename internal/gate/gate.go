@@ -9,9 +9,11 @@
 // ([Promising], [Confirm]); allocs/op and B/op nearly exactly (constant, or
 // separated per-round ranges; within one unit, background); custom metrics
 // (B/s, b.ReportMetric units) in their direction, exactly when constant,
-// else like time in a family of their own (metrics.go); instructions/op by
-// its own threshold with separated repeats. The rules, and the simulations that hold them to α,
-// are in docs/deciding.md.
+// a rate on its per-op amount when that is constant (exactly, or
+// following its time row: rates.go), else like time in a family of their
+// own (metrics.go); instructions/op by its own threshold with separated
+// repeats. The rules, and the simulations that hold them to α, are in
+// docs/deciding.md.
 package gate
 
 import (
@@ -370,6 +372,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		Correction: correctionOf(p.Correction),
 	}
 	w := newWarnings()
+	w.rates = rateAmounts(cmps)
 	allocs := map[benchKey]stats.Comparison{}
 	for _, c := range cmps {
 		if c.Unit == "allocs/op" {
@@ -413,7 +416,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		}
 		r := judge(c, rp, w)
 		r.Rule = ref
-		if r.Kind == Other && r.Status == "" {
+		if r.Kind == Other && r.Status == "" && r.Reason.Code != ReasonFollowsTime {
 			metrics = append(metrics, len(v.Results))
 		}
 		if r.Status == Removed && rule.Required {
@@ -445,7 +448,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 	v.Warnings = append(w.list(p), scalingWarnings(v.Scaling, p)...)
 	finishInstructions(&v, lane, w)
 	v.Warnings = append(v.Warnings, missingRequired(&v)...)
-	accept(&v)
+	accept(&v) // after followTime: rates that follow time take its rows' statuses
 	v.Pass = pass(v)
 	return v
 }
@@ -476,7 +479,11 @@ func judge(c stats.Comparison, p Policy, w *warnings) Result {
 		// Judged with the rest of the family in judgeTime.
 		r.Gated = gatedKind
 	default:
-		judgeMetric(&r, p)
+		var amounts *[2]Range
+		if a, ok := w.rates[c.Key]; ok {
+			amounts = &a
+		}
+		judgeMetric(&r, p, amounts)
 		r.Gated = gatedKind && r.Status != Ignored
 	}
 	return r
@@ -1135,6 +1142,9 @@ type warnings struct {
 	// bytesMoved: the benchmark's B/op values are not background (they
 	// move by more than one byte), so its allocs/op row cannot be.
 	bytesMoved map[benchKey]bool
+	// rates: the per-op amounts (base, head) of the rate rows that have
+	// one on each side (rateAmounts).
+	rates map[stats.Key][2]Range
 }
 
 func newWarnings() *warnings {

@@ -46,17 +46,23 @@ func (p Policy) metricPolicy(unit string) (Policy, policy.UnitRule) {
 	return p, u
 }
 
-// judgeMetric judges a custom-metric row with both sides whose sides are
-// constant (exactly), or leaves its Status empty for judgeMetrics; an
-// ignored unit is Ignored.
-func judgeMetric(r *Result, p Policy) {
-	_, u := p.metricPolicy(r.Unit)
+// judgeMetric judges a custom-metric row with both sides: exactly when
+// its sides are constant, or when it is a rate whose per-op amount
+// (amounts, nil for none: see rates.go) changed beyond the threshold; a
+// rate whose amount did not follows its time row (ReasonFollowsTime,
+// status left empty for followTime); else it leaves Status empty for
+// judgeMetrics. An ignored unit is Ignored.
+func judgeMetric(r *Result, p Policy, amounts *[2]Range) {
+	mp, u := p.metricPolicy(r.Unit)
 	if u.Ignore {
 		r.Status, r.Reason = Ignored, Reason{Code: ReasonUnitIgnored, Detail: u.Match}
 		return
 	}
 	b, h := r.Base, r.Head
 	if !(b.Constant && h.Constant) {
+		if amounts != nil {
+			judgeAmount(r, mp, *amounts)
+		}
 		return
 	}
 	br, hr := rangeOf(b), rangeOf(h)

@@ -120,9 +120,13 @@ func ignoredRow(c stats.Comparison, ref *RuleRef) Result {
 	return Result{Comparison: c, Kind: KindOf(c.Unit), Status: Ignored, Reason: Reason{Code: ReasonIgnored}, Rule: ref}
 }
 
-// accept marks the regressions that Policy.Accepts accepts: they stay
-// regressions, accepted and not gated.
+// accept finishes a verdict (the last step of Judge and of Confirm,
+// before pass): the rates that follow their time rows take those rows'
+// final judgements (followTime), then the regressions that
+// Policy.Accepts accepts are marked: they stay regressions, accepted and
+// not gated.
 func accept(v *Verdict) {
+	followTime(v)
 	if len(v.Policy.Accepts) == 0 {
 		return
 	}

@@ -744,6 +744,9 @@ func cellsOf(r gate.Result) rowCells {
 		if iv := r.Interval; iv != nil {
 			s += " [" + strings.TrimSuffix(pct1(iv.Low), "%") + ", " + strings.TrimSuffix(pct1(iv.High), "%") + "]"
 		}
+		if r.Reason.Code == gate.ReasonAmountChange {
+			s += " exact" // the rate's per-op amount: the change judged
+		}
 		if pr := r.Paired; pr != nil && pr.Runs > 1 && r.Test == gate.TestPaired {
 			// The other estimators of the rounds' runs, beside the gated one.
 			var alt []string

@@ -456,8 +456,10 @@ func jsonReasonOf(rs gate.Reason, text string) jsonReason {
 	}
 	switch rs.Code {
 	case gate.ReasonSignificant, gate.ReasonNotSignificant, gate.ReasonWithinThreshold, gate.ReasonNoChange, gate.ReasonEquivalent, gate.ReasonVanished,
-		gate.ReasonRangesSeparated, gate.ReasonRangesOverlap, gate.ReasonBelowThreshold:
+		gate.ReasonRangesSeparated, gate.ReasonRangesOverlap, gate.ReasonBelowThreshold, gate.ReasonAmountChange:
 		j.Threshold = finite(rs.Threshold)
+	case gate.ReasonFollowsTime:
+		j.Threshold = finiteOmit(rs.Threshold)
 	}
 	if rs.Better >= 0 && rs.P != nil {
 		j.Better = ptr(rs.Better)

@@ -141,6 +141,27 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		l.text("vanished on confirmation (pooled: ").add(reasonStage(rs)...).text("; the fresh rounds alone: ").add(stageSpans(confirmation)...).text(", not half of it)")
 	case gate.ReasonRangesSeparated, gate.ReasonRangesOverlap, gate.ReasonBelowThreshold, gate.ReasonUnavailable:
 		l.add(instructionWhy(rs, unit)...)
+	case gate.ReasonAmountChange:
+		l.add(amountSpans(rs, unit)...).text(" in every run").add(sourceSpans(unit)...).text(": ").num(pct1(*rs.Delta))
+		if *rs.Delta <= gate.ImprovementThreshold(rs.Threshold)+1e-9 {
+			l.text(" ≤ ").num(improvementPct(rs.Threshold))
+		} else {
+			l.text(" ≥ ").num("+" + fmtNum(100*rs.Threshold) + "%")
+		}
+		l.add(directionSpans(rs)...).text("; time/op is judged on its own row")
+	case gate.ReasonFollowsTime:
+		l.add(amountSpans(rs, unit)...).text(" in every run")
+		if sameAmount(rs, unit) {
+			l.text(" on both sides").add(sourceSpans(unit)...).text(": ").add(unitSpan(unit)).text(" changes only with time/op and takes its judgement")
+		} else {
+			l.add(sourceSpans(unit)...).text(", within ").num("±" + fmtNum(100*rs.Threshold) + "%").text(": ").add(unitSpan(unit)).text(" takes time/op's judgement")
+		}
+		if rs.Delta != nil {
+			l.text(": ").num(pct1(*rs.Delta))
+			if rs.P != nil {
+				l.text(", ").add(pSpans(rs)...)
+			}
+		}
 	case gate.ReasonIgnored:
 		l.text("ignored by the policy: not run, not judged")
 	case gate.ReasonUnitIgnored:
@@ -157,6 +178,49 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 		l.text(string(rs.Code))
 	}
 	return l
+}
+
+// amountSpans is a rate's per-op amount on both sides: "the bytes per op
+// went 4.000Ki → 3.199Ki", or "the items per op are 64.00" when the sides
+// agree at the printed precision.
+func amountSpans(rs gate.Reason, unit string) []Span {
+	var l line
+	if unit == "B/s" {
+		l.text("the bytes per op")
+	} else {
+		l.text("the ").name(strings.TrimSuffix(unit, "/s")).text(" per op")
+	}
+	if sameAmount(rs, unit) {
+		return *l.text(" are ").num(amountString(rs.Base, unit))
+	}
+	return *l.text(" went ").num(amountString(rs.Base, unit) + " → " + amountString(rs.Head, unit))
+}
+
+// amountString is a rate's per-op amount in four digits: the middle of
+// its range for B/s, the upper end for other rates (a count over
+// b.Elapsed() times sec/op comes out above the count, never below: gate's
+// elapsedSlop).
+func amountString(r *gate.Range, unit string) string {
+	v := r.Max
+	if unit == "B/s" {
+		v = (r.Min + r.Max) / 2
+	}
+	return benchunit.Scale(v, benchunit.ClassOf(strings.TrimSuffix(unit, "/s")+"/op"))
+}
+
+// sameAmount reports whether a rate's per-op amounts are the same on both
+// sides: their ranges meet, or they differ only past the digits shown.
+func sameAmount(rs gate.Reason, unit string) bool {
+	return rs.Base.Max >= rs.Head.Min && rs.Head.Max >= rs.Base.Min || amountString(rs.Base, unit) == amountString(rs.Head, unit)
+}
+
+// sourceSpans names where a rate's per-op amount comes from: b.SetBytes
+// for B/s.
+func sourceSpans(unit string) []Span {
+	if unit == "B/s" {
+		return []Span{txt(" (SetBytes)")}
+	}
+	return nil
 }
 
 // pooledRounds is the number of rounds a pooled row was decided on: its
