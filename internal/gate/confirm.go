@@ -377,17 +377,18 @@ func ptr[T any](v T) *T { return &v }
 // least, and more when the row's own noise needs them for the pooled
 // paired test to see a change of its own threshold (the MDE at the level
 // one changed benchmark of the family must reach, 80 % power, falls to
-// the threshold), at most 3× the row's screen rounds. Each row gets what
-// it needs, not the most any promising row needs: one noisy row no longer
-// buys 3n rounds for every other. At --threshold 2% and 5 % noise per
-// round, 10 screen rounds get 30 more; a 2 %-noise row gets 10.
+// the threshold), at most 3.8× the row's screen rounds ([freshCap]). The
+// noise is planned with a margin ([freshNoise]). Each row gets what it
+// needs, not the most any promising row needs: one noisy row no longer
+// buys the most rounds for every other. At --threshold 2% and 5 % noise
+// per round, 10 screen rounds get 38 more; a 1 %-noise row gets 10.
 //
 // The rounds come in two stages: every promising row gets
 // [FirstFresh] of them (its whole count when that is smaller), and only
 // the rows that [Continuing] names after that get the rest.
 //
 // A row's count rests on its threshold and on its noise measured about 0
-// ([stats.SymmetricNoise]), which the null's sign flips leave unchanged:
+// ([stats.SymmetricNoise] times a fixed margin), which the null's sign flips leave unchanged:
 // never on its estimate or its p-value, so the pooled p-value of a row
 // that ran them all is the one it would have had had every row been
 // re-run to its count, which is what makes the pooled decision valid
@@ -405,27 +406,44 @@ func FreshRounds(screen Verdict) map[stats.Key]int {
 	return out
 }
 
-// FirstFresh is the first stage of the confirmation's fresh rounds: the
-// screen's Policy.ConfirmRounds (at least 1). A promising row planned for
-// more ([FreshRounds]) gets the rest only if [Continuing] names it.
-func FirstFresh(screen Verdict) int { return max(screen.Policy.ConfirmRounds, 1) }
+// FirstFresh is the first stage of the confirmation's fresh rounds: 7 in
+// 10 of the screen's Policy.ConfirmRounds, rounded up (7 of the default
+// 10; at least 1). A promising row planned for more ([FreshRounds]) gets
+// the rest only if [Continuing] names it. Seven rather than all ten: the
+// first stage is paid by every promising row, most of them unchanged
+// (3.8 of an A/A suite of 20 at --threshold 2%), and the rounds it saves
+// pay for the larger cap of [FreshRounds] (TestSimSuite, TestConfirmCost;
+// docs/evidence.md has the candidates measured).
+func FirstFresh(screen Verdict) int { return max((7*screen.Policy.ConfirmRounds+9)/10, 1) }
 
 // continueShare is the share of the promising cut that a row's pooled
 // p-value after the first stage must stay below for it to get the rest of
-// its fresh rounds.
-const continueShare = 0.4
+// its fresh rounds ([Continuing]).
+const continueShare = 0.5
+
+// continueChange is the share of its threshold that a row's pooled change
+// after the first stage must reach, either way, for it to get the rest of
+// its fresh rounds ([Continuing]). Three quarters rather than half: an
+// unchanged row that looks promising after the first stage mostly does so
+// with a change well under its threshold, a real change beyond it rarely.
+// With the p-value cut at half the promising cut (not 0.4), it stops more
+// unchanged rows than half the threshold did (TestConfirmCost's second
+// stage at --threshold 5%: +5.2 % rounds against +7.5 %) and fewer real
+// changes (TestSimSuite's +5 % rows: 0.69 % against 0.86 %).
+const continueChange = 0.75
 
 // Continuing returns the promising rows of screen planned for more fresh
 // rounds than the first stage's ([FreshRounds], [FirstFresh]) that get
 // the rest: first is [Judge] of the first stage's fresh rounds, and a row
 // continues when its screen's and first-stage rounds pooled give a raw
-// p-value below 0.4 of the promising cut ([PromisingLevel]; 0.08 in
-// a suite of up to 20) and a change of at least half its threshold either
-// way. The others stop: they are not significant ([Confirm] decides them
-// unchanged), which costs no error control — a row is only ever called a
-// change on all its planned rounds, so the argument of [Confirm] holds —
-// and costs power only where a real change looked small twice (at +5 %
-// with 5 % noise per round, 10 + 10 rounds pooled, about 1 in 100).
+// p-value below half the promising cut ([PromisingLevel]; 0.1 in a suite
+// of up to 20) and a change of at least three quarters of its threshold
+// either way. The others stop: they are not significant ([Confirm]
+// decides them unchanged), which costs no error control — a row is only
+// ever called a change on all its planned rounds, so the argument of
+// [Confirm] holds — and costs power only where a real change looked small
+// twice (at +5 % with 5 % noise per round, --threshold 2%, 10 + 7 rounds
+// pooled, about 1 in 150).
 func Continuing(screen, first Verdict) []stats.Key {
 	plan := FreshRounds(screen)
 	level := math.Max(PromisingLevel(screen.Family, screen.Policy.Alpha)*continueShare, screen.Policy.Alpha)
@@ -440,13 +458,34 @@ func Continuing(screen, first Verdict) []stats.Key {
 			continue
 		}
 		rp, _ := screen.Policy.row(k.Package, k.Name)
-		half := rp.Threshold / 2
-		if *r.P < level && (*r.Delta >= half-thresholdSlack || *r.Delta <= ImprovementThreshold(half)+thresholdSlack) {
+		need := rp.Threshold * continueChange
+		if *r.P < level && (*r.Delta >= need-thresholdSlack || *r.Delta <= ImprovementThreshold(need)+thresholdSlack) {
 			out = append(out, k)
 		}
 	}
 	return out
 }
+
+// freshCap is the most fresh rounds a row gets, in tenths of its screen
+// rounds: 3.8× (38 after the default 10). At 3× a +5 % change at
+// --threshold 2% and 5 % noise per round was missed 1 time in 100 on all
+// its rounds, at 3.8× about 1 in 500 (TestSimSuite); 4× cost more than
+// +30 % rounds on an A/A suite of 20 (TestConfirmCost).
+const freshCap = 38
+
+// freshNoise is the noise a row's fresh rounds are planned for:
+// [stats.SymmetricNoise] of its log-ratios d, the same for d with any
+// signs flipped (so the count stays valid, [Confirm]), times noiseMargin.
+func freshNoise(d []float64) float64 { return noiseMargin * stats.SymmetricNoise(d) }
+
+// noiseMargin raises [stats.SymmetricNoise] for planning: the smaller of
+// two spreads of |d|, it reads low from 10 rounds (median 0.86σ, below
+// 0.57σ one time in 6), and a 5 %-noise row at --threshold 2% so planned
+// for fewer rounds missed a +5 % change 15 times in 100. A factor keeps
+// what SymmetricNoise is for (a real change does not read as noise); the
+// root mean square of d about 0, also sign-free, gained as much power but
+// planned a clear +10 % change for every round it could.
+const noiseMargin = 1.3
 
 // rowFresh is the fresh rounds of time row r of a screen in a family of m
 // under p ([FreshRounds]).
@@ -459,8 +498,8 @@ func rowFresh(r Result, p Policy, m int) int {
 	if rp.Threshold <= 0 {
 		return fresh
 	}
-	limit := max(fresh, 3*r.Paired.N)
-	noise := stats.SymmetricNoise(r.Paired.LogRatios)
+	limit := max(fresh, freshCap*r.Paired.N/10)
+	noise := freshNoise(r.Paired.LogRatios)
 	m = max(m, 1)
 	for fresh < limit {
 		level := lookThresholdFor(TestPaired, p.Alpha, m, p.Correction, shiftLooks(p.Looks, fresh))

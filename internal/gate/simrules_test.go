@@ -223,7 +223,7 @@ func TestSimPromisingZone(t *testing.T) {
 		{def, 0.05, 0.05, simReps(t, 1000), 0.48},
 		{def, 0.10, 0.10, simReps(t, 1000), 0.91},
 		{def, 0.05, 0.10, simReps(t, 600), 0.99},
-		// --threshold 2%: the noise buys the promising rows up to 3n
+		// --threshold 2%: the noise buys the promising rows up to 3.8n
 		// fresh rounds (FreshRounds).
 		{two, 0.05, 0, simReps(t, 3000), 0},
 		{two, 0.05, 0.05, simReps(t, 1000), 0.93},
@@ -251,7 +251,7 @@ func TestSimPromisingZone(t *testing.T) {
 				t.Errorf("%s: the pooled rule found %d, the old one %d", name, pooled, old)
 			}
 		}
-		simOut.add("| confirmation: promising zone, pooled (threshold %.0f%%, α=%v) | 10 rounds + FreshRounds (10–30), no drift, %s per round | +%.0f%% | %.4f | old rule (screen AND confirm) %.4f | %d |",
+		simOut.add("| confirmation: promising zone, pooled (threshold %.0f%%, α=%v) | 10 rounds + FreshRounds (10–38), no drift, %s per round | +%.0f%% | %.4f | old rule (screen AND confirm) %.4f | %d |",
 			100*c.p.Threshold, c.p.Alpha, sc.Name, 100*c.effect, rate, float64(old)/float64(c.reps), c.reps)
 	}
 }

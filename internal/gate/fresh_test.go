@@ -1,0 +1,97 @@
+package gate
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// screenRow judges one benchmark's rounds as a screen of a family of m
+// (ConfirmRounds set, as the pipeline does) and returns its row and the
+// screen's policy.
+func screenRow(t *testing.T, base, head []float64, m int, p Policy) (Result, Policy) {
+	t.Helper()
+	p.ConfirmRounds = ConfirmRounds(len(base), m, p)
+	v := Judge([]stats.Comparison{roundsOf("X", base, head, 0, p.Alpha)}, nil, p)
+	r := v.Results[0]
+	if r.Test != TestPaired || r.Paired == nil {
+		t.Fatalf("screen row judged by %q, want the paired test", r.Test)
+	}
+	return r, p
+}
+
+// TestRowFreshIgnoresSigns: a row's planned fresh rounds are the same
+// when any of its rounds has base and head swapped (the log-ratio's sign
+// flipped), which the pooled decision's validity needs (Confirm).
+func TestRowFreshIgnoresSigns(t *testing.T) {
+	p := DefaultPolicy()
+	p.Threshold = 0.02
+	for i := range 200 {
+		rng := rand.New(rand.NewPCG(31, uint64(i)))
+		sc := scenario{Name: "σ", RunNoise: (0.01 + 0.06*rng.Float64()) / math.Sqrt2}
+		base, head := simulate(rng, sc, 10, 0.05*rng.Float64())
+		r, sp := screenRow(t, base, head, 20, p)
+		want := rowFresh(r, sp, 20)
+		for j := range base {
+			if rng.IntN(2) == 0 {
+				base[j], head[j] = head[j], base[j]
+			}
+		}
+		flipped, sp := screenRow(t, base, head, 20, p)
+		if got := rowFresh(flipped, sp, 20); got != want {
+			t.Fatalf("run %d: %d fresh rounds, %d with some rounds' signs flipped", i, want, got)
+		}
+	}
+}
+
+// TestRowFresh: the planned rounds at the figures the docs quote.
+func TestRowFresh(t *testing.T) {
+	two := DefaultPolicy()
+	two.Threshold = 0.02
+	d := func(noise, shift float64) []float64 {
+		// Log-ratios with this spread about shift: ±noise·z at the
+		// quantiles of a normal, so the estimate is close to noise.
+		z := []float64{-1.64, -1.04, -0.67, -0.39, -0.13, 0.13, 0.39, 0.67, 1.04, 1.64}
+		out := make([]float64, len(z))
+		for i := range z {
+			out[i] = shift + noise*z[i]
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name         string
+		noise, shift float64
+		want         int
+	}{
+		{"5 % noise at --threshold 2%: the cap, 3.8× the screen's 10", 0.05, 0, 38},
+		{"1 % noise: the first ten", 0.01, 0, 10},
+		// SymmetricNoise reads a shifted row's noise at about 1.7σ (its
+		// second spread is scaled for |d| centred on 0), not at the shift
+		// (the root mean square of d would plan all 38).
+		{"a clear +10 % change with 1 % noise: not the cap", 0.01, math.Log(1.10), 24},
+	} {
+		base := make([]float64, 10)
+		head := make([]float64, 10)
+		for i, v := range d(c.noise, c.shift) {
+			base[i], head[i] = 1e-3, 1e-3*math.Exp(v)
+		}
+		r, sp := screenRow(t, base, head, 20, two)
+		if got := rowFresh(r, sp, 20); got != c.want {
+			t.Errorf("%s: %d fresh rounds, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFirstFresh: the first stage is 7 in 10 of ConfirmRounds, rounded
+// up, at least 1.
+func TestFirstFresh(t *testing.T) {
+	for _, c := range []struct{ confirm, want int }{{0, 1}, {1, 1}, {2, 2}, {10, 7}, {13, 10}, {15, 11}} {
+		p := DefaultPolicy()
+		p.ConfirmRounds = c.confirm
+		if got := FirstFresh(Verdict{Policy: p}); got != c.want {
+			t.Errorf("ConfirmRounds %d: FirstFresh %d, want %d", c.confirm, got, c.want)
+		}
+	}
+}
