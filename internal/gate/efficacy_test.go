@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -109,4 +110,71 @@ func TestConfirmEfficacy(t *testing.T) {
 	}
 	simOut.add("| efficacy stop after the first stage (α/20): 20 benchmarks, threshold 5%% | σ 4%% per round | 6 × +12%% | %d → %d (suites with any false change) | fresh rounds per changed row %.2f → %.2f, found %.4f → %.4f | %d |",
 		falseBefore, falseAfter, fb, fa, pb, pa, reps)
+}
+
+// efficacyRows returns m rows of n rounds from round first: row 0 slower by
+// the given factor in every round, the others unchanged; each round's
+// values wobble by ±0.5 % (deterministic).
+func efficacyRows(m, n, first int, factor float64) []stats.Comparison {
+	var out []stats.Comparison
+	for j := range m {
+		var base, head []float64
+		for i := range n {
+			w := 1 + 0.005*math.Sin(float64(7*i+13*j+first))
+			b, h := 1e-3*w, 1e-3/w
+			if j == 0 {
+				h *= factor
+			}
+			base, head = append(base, b), append(head, h)
+		}
+		out = append(out, roundsOf(fmt.Sprintf("B%02d", j), base, head, first, 0.01))
+	}
+	return out
+}
+
+// TestEfficacyStop: a row planned for more fresh rounds than the first
+// stage's that ran only the first stage is a regression when its pooled
+// p-value passes the first look (α/20 with Holm over the family): no
+// Continuing for it, Confirm decides it from the rounds alone at α₁.
+// The same rounds without the efficacy stop leave it unchanged (a
+// futility stop), and under BH too.
+func TestEfficacyStop(t *testing.T) {
+	p := DefaultPolicy()
+	p.ConfirmRounds = ConfirmRounds(10, 20, p)
+	screen := Judge(efficacyRows(20, 10, 1, 1.12), nil, p)
+	k := screen.Results[0].Key
+	plan, first := FreshRounds(screen), FirstFresh(screen)
+	if plan[k] <= first {
+		t.Fatalf("row planned for %d fresh rounds, first stage %d: want more", plan[k], first)
+	}
+	fresh := Judge(efficacyRows(20, first, 11, 1.12), nil, p)
+	if c := Continuing(screen, fresh); len(c) != 0 {
+		t.Errorf("Continuing = %v, want none (the change is decided)", c)
+	}
+	v := Confirm(screen, fresh)
+	r := v.Results[0]
+	if r.Status != Regression || r.Confirmed == nil || !*r.Confirmed || r.Reason.Alpha != p.Alpha/20 {
+		t.Errorf("first-stage row: %v (confirmed %v, α %v), want a confirmed regression at α/20", r.Status, r.Confirmed, r.Reason.Alpha)
+	}
+	if v.Pass {
+		t.Error("verdict passes with a regression")
+	}
+	for _, c := range []struct {
+		name  string
+		share float64
+		corr  Correction
+	}{{"no efficacy stop", 0, Holm}, {"bh", 1.0 / 20, BH}} {
+		saved := efficacyShare
+		efficacyShare = c.share
+		q := p
+		q.Correction = c.corr
+		s := Judge(efficacyRows(20, 10, 1, 1.12), nil, q)
+		f := Judge(efficacyRows(20, first, 11, 1.12), nil, q)
+		got := Confirm(s, f).Results[0].Status
+		cont := Continuing(s, f)
+		efficacyShare = saved
+		if got != Unchanged || len(cont) != 1 {
+			t.Errorf("%s: %v, continuing %v; want unchanged after the first stage, and continuing", c.name, got, cont)
+		}
+	}
 }
