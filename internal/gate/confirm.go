@@ -96,9 +96,23 @@ func ConfirmRounds(n, m int, p Policy) int {
 //     [ReasonVanished] when only the replication check failed.
 //
 // The pooled test is the test the screen chose for the row (its choice
-// rests on statistics the null's sign flips leave unchanged). A promising
-// row that ran fewer fresh rounds than [FreshRounds] planned (stopped
-// after the first stage, [Continuing]) enters with p = 1 and is unchanged.
+// rests on statistics the null's sign flips leave unchanged).
+//
+// The decision has two looks, α split between them ([efficacyShare]):
+// α₁ = α/20 after the first stage ([FirstFresh]), α₂ = α − α₁ at the end.
+// A promising row planned for more fresh rounds than the first stage's
+// that ran exactly the first stage's is decided there when its pooled
+// change is beyond the threshold, it passes the replication check, and
+// the correction over the whole family at α₁ rejects its pooled p-value,
+// every other row entering with p = 1 (an efficacy stop: a regression or
+// an improvement on the first stage's rounds; [Continuing] gives it no
+// more). Any other row that ran fewer fresh rounds than [FreshRounds]
+// planned (a futility stop, [Continuing]) enters with p = 1 and is
+// unchanged. The rows that ran all their rounds are decided at α₂, the
+// efficacy stops entering that correction as already rejected (p = 0).
+// Both looks are recomputed from the rounds alone: a row's fresh rounds
+// say which stage it stopped at. Under Benjamini–Hochberg there is no
+// efficacy stop (α₁ = 0, α₂ = α): see below.
 //
 // Why this keeps the false-fail rate at Alpha (statistics audit, round
 // 2): imagine every row re-run for its own count of fresh rounds; each
@@ -111,7 +125,27 @@ func ConfirmRounds(n, m int, p Policy) int {
 // re-run because it looked promising is not valid on its own (a null row
 // so selected reaches raw p < α about 5× as often as α). It needs a row's
 // count not to depend on its signs, which is why [FreshRounds] measures
-// the noise about 0. The replication check lowers the rate further. In
+// the noise about 0. The replication check lowers the rate further.
+//
+// The two looks keep it (Bonferroni over the looks, nothing assumed of
+// how they correlate). First look: imagine every row re-run for its
+// first-stage count; the same monotonicity bounds the chance of any
+// false efficacy stop (event E₁) by α₁. Last look: on the complement of
+// E₁ every row entered at p = 0 is a real change, and every unchanged
+// row enters with its all-rounds p-value or 1. Holm's proof looks only
+// at the first unchanged row it rejects: at most m − m₀ rows (m₀
+// unchanged) come before it, so its p-value is at most α₂/m₀, and the
+// chance that any of the m₀ all-rounds p-values is, is at most α₂; what
+// the changed rows' p-values are (0 here) does not enter. So the
+// family-wise rate is at most α₁ + α₂ = α (without a correction, each
+// row's rate likewise). BH's proof does rest on the joint law of every
+// p-value, which forcing a data-chosen few to 0 changes; with no proof
+// at hand, BH gets no efficacy stop. The paired test's floor limits the
+// first look: after 10 + 7 rounds its smallest p-value is 2/2¹⁷ =
+// 1.5·10⁻⁵, and Holm's first step at α = 0.01 is α₁/m = 5·10⁻⁴/m, so a
+// suite of more than 32 time rows at the default rounds has no efficacy
+// stop (its confirmation runs as before, at α₂ = 0.95α), and in one of
+// 20 a row stops only when all 17 rounds point the same way. In
 // simulation (TestSimPromisingZone, TestConfirmCost) the rate stays at or
 // below α while the power is 2–8× that of "screen AND confirm, each at
 // α" (statistics audit: 0.72 against 0.185 at +10 % with 10 % noise).
@@ -235,12 +269,16 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 		r       Result
 		looks   []int
 		u       uData
-		stopped bool // fewer fresh rounds than planned: never a change
+		stopped bool // fewer fresh rounds than planned: a change only by efficacy
+		early   bool // decided after the first stage ([efficacyShare])
 	}
+	a1, a2 := efficacyLevels(p)
+	first := FirstFresh(screen)
 	rows := map[int]*decided{}
 	seqPs := make([]float64, m)
+	firstPs := make([]float64, m)
 	for j, i := range family {
-		seqPs[j] = 1
+		seqPs[j], firstPs[j] = 1, 1
 		r := v.Results[i]
 		if !promising[r.Key] {
 			continue
@@ -269,14 +307,27 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 		// The screen's looks, moved by the fresh rounds this row got.
 		added := pooledN(c, test) - pooledN(r.Comparison, test)
 		looks := shiftLooks(p.Looks, max(added, 0))
-		stopped := pooledN(f.Comparison, test) < planned[r.Key]
+		got := pooledN(f.Comparison, test)
+		stopped := got < planned[r.Key]
+		sp := sequentialP(*nr.P, looks, floorFn(test))
 		if !stopped {
-			seqPs[j] = sequentialP(*nr.P, looks, floorFn(test))
+			seqPs[j] = sp
+		} else if a1 > 0 && got == first && beyond(nr, p) && replicated(freshEstimate(f), *nr.Delta) {
+			firstPs[j] = sp
 		}
-		rows[i] = &decided{nr, looks, u, stopped}
+		rows[i] = &decided{r: nr, looks: looks, u: u, stopped: stopped}
 	}
-	adj := adjust(seqPs, correctionOf(p.Correction))
-	steps := stepFactors(seqPs, correctionOf(p.Correction), p.Alpha)
+	corr := correctionOf(p.Correction)
+	adj1 := adjust(firstPs, corr)
+	steps1 := stepFactors(firstPs, corr, a1)
+	for j, i := range family {
+		if d, ok := rows[i]; ok && a1 > 0 && adj1[j] < a1 {
+			d.early = true
+			seqPs[j] = 0 // already rejected ([Confirm])
+		}
+	}
+	adj := adjust(seqPs, corr)
+	steps := stepFactors(seqPs, corr, a2)
 	for j, i := range family {
 		d, ok := rows[i]
 		if !ok {
@@ -284,10 +335,17 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 		}
 		scr := v.Results[i]
 		nr := d.r
-		nr.PAdjusted = ptr(adj[j])
 		lp, _ := p.row(nr.Package, nr.Name)
 		lp.Looks, lp.ConfirmRounds = d.looks, 0
-		decide(&nr, m, steps[j], lp)
+		step := steps[j]
+		nr.PAdjusted = ptr(adj[j])
+		lp.Alpha = a2
+		if d.early {
+			nr.PAdjusted, step, lp.Alpha = ptr(adj1[j]), steps1[j], a1
+			d.stopped = false
+		}
+		decide(&nr, m, step, lp)
+		lp.Alpha = a2 // the MDE is the procedure's, at the last look
 		assess(&nr, d.u, m, lp, nil)
 		f := freshBy[nr.Key]
 		nr.Confirmation = ptr(f)
@@ -330,6 +388,38 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 	accept(&v)
 	v.Pass = pass(v)
 	return v
+}
+
+// efficacyShare is the share of Alpha that [Confirm] spends on deciding
+// rows after the first stage of fresh rounds (α₁ = α/20); the final
+// decision gets the rest. Small, so that the last look, which decides
+// most rows, keeps nearly all of α (TestSimSuite's power at +5 % stayed
+// at 0.930); a clear change still stops after the first stage
+// (TestConfirmEfficacy: 6 × +12 % among 20 at 4 % noise per round ran
+// 7.1 fresh rounds a changed row instead of 32.7). A variable only so
+// that the test can measure the rounds without it.
+var efficacyShare = 1.0 / 20
+
+// efficacyLevels returns the levels of [Confirm]'s two looks under p: α₁
+// after the first stage and α₂ = α − α₁ at the end; α₁ = 0 (no decision
+// after the first stage, α₂ = α) under Benjamini–Hochberg.
+func efficacyLevels(p Policy) (a1, a2 float64) {
+	if correctionOf(p.Correction) == BH || efficacyShare <= 0 {
+		return 0, p.Alpha
+	}
+	a1 = p.Alpha * efficacyShare
+	return a1, p.Alpha - a1
+}
+
+// beyond reports whether judged time row r's change is beyond its
+// threshold under p, either way.
+func beyond(r Result, p Policy) bool {
+	if r.Delta == nil {
+		return false
+	}
+	rp, _ := p.row(r.Package, r.Name)
+	d := *r.Delta
+	return d >= rp.Threshold-thresholdSlack || d <= ImprovementThreshold(rp.Threshold)+thresholdSlack
 }
 
 // pooledN is the number of rounds (pairs, or values a side) test sees in
@@ -438,9 +528,10 @@ const continueChange = 0.75
 // continues when its screen's and first-stage rounds pooled give a raw
 // p-value below half the promising cut ([PromisingLevel]; 0.1 in a suite
 // of up to 20) and a change of at least three quarters of its threshold
-// either way. The others stop: they are not significant ([Confirm]
-// decides them unchanged), which costs no error control — a row is only
-// ever called a change on all its planned rounds, so the argument of
+// either way, unless [Confirm] already decides it on them (an efficacy
+// stop: its pooled p-value rejected at α₁). The others stop for
+// futility: [Confirm] decides them unchanged, which costs no error
+// control — selection only removes rejections, so the argument of
 // [Confirm] holds — and costs power only where a real change looked small
 // twice (at +5 % with 5 % noise per round, --threshold 2%, 10 + 7 rounds
 // pooled, about 1 in 150).
@@ -454,7 +545,7 @@ func Continuing(screen, first Verdict) []stats.Key {
 	var out []stats.Key
 	for _, k := range Promising(screen) {
 		r, ok := pooled[k]
-		if !ok || plan[k] <= FirstFresh(screen) || r.P == nil || r.Delta == nil {
+		if !ok || plan[k] <= FirstFresh(screen) || r.P == nil || r.Delta == nil || r.Status == Regression || r.Status == Improvement {
 			continue
 		}
 		rp, _ := screen.Policy.row(k.Package, k.Name)

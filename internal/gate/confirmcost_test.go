@@ -125,27 +125,37 @@ func runSuite(rng *rand.Rand, mc machine, bs []*simBench, n int, p Policy) suite
 // of them; draw gives a row's rounds first..first+count-1. It returns the
 // verdict and the fresh unit-rounds run.
 func stagedConfirm(screen Verdict, n int, draw func(k stats.Key, first, count int) (base, head []stats.Obs)) (Verdict, int) {
+	v, by := stagedConfirmBy(screen, n, draw)
+	total := 0
+	for _, c := range by {
+		total += c
+	}
+	return v, total
+}
+
+// stagedConfirmBy is stagedConfirm with the fresh rounds each row ran.
+func stagedConfirmBy(screen Verdict, n int, draw func(k stats.Key, first, count int) (base, head []stats.Obs)) (Verdict, map[stats.Key]int) {
 	plan := FreshRounds(screen)
+	ran := map[stats.Key]int{}
 	if len(plan) == 0 {
-		return Confirm(screen, Verdict{Policy: screen.Policy}), 0
+		return Confirm(screen, Verdict{Policy: screen.Policy}), ran
 	}
 	keys := Promising(screen)
 	stage := FirstFresh(screen)
 	set := &stats.Set{Base: map[stats.Key][]stats.Obs{}, Head: map[stats.Key][]stats.Obs{}, Estimator: stats.Median}
-	total := 0
 	for _, k := range keys {
 		c := min(plan[k], stage)
 		set.Keys = append(set.Keys, k)
 		set.Base[k], set.Head[k] = draw(k, n+1, c)
-		total += c
+		ran[k] = c
 	}
 	first := Judge(stats.CompareAlpha(set, 0.95, screen.Policy.Alpha), nil, screen.Policy)
 	for _, k := range Continuing(screen, first) {
 		b, h := draw(k, n+1+stage, plan[k]-stage)
 		set.Base[k], set.Head[k] = append(set.Base[k], b...), append(set.Head[k], h...)
-		total += plan[k] - stage
+		ran[k] += plan[k] - stage
 	}
-	return Confirm(screen, Judge(stats.CompareAlpha(set, 0.95, screen.Policy.Alpha), nil, screen.Policy)), total
+	return Confirm(screen, Judge(stats.CompareAlpha(set, 0.95, screen.Policy.Alpha), nil, screen.Policy)), ran
 }
 
 // costCell runs reps suites of m rows (changed of them by effect) and

@@ -380,7 +380,7 @@ func TestSimSuite(t *testing.T) {
 		if effect > 0 {
 			power = checkPower(t, name+": found", found, changed, c.quoted)
 		}
-		t.Logf("%s: any false change %.4f, found %.3f (%d suites)", name, rate, power, reps)
+		t.Logf("%s: any false change %.4f, found %.4f (%d suites)", name, rate, power, reps)
 		simOut.add("| 20 benchmarks, 10 rounds + the pooled confirmation (α=0.01, threshold %.0f%%, Holm) | %s | 3 × +%.0f%% | %.4f (suites with any false change) | found %.3f | %d |",
 			100*p.Threshold, sc.Name, 100*effect, rate, power, reps)
 	}
