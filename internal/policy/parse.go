@@ -444,20 +444,8 @@ func (p *parseState) failOn(key string, v ast.Node, dst *Setting[[]string]) {
 }
 
 func (p *parseState) rules(pol *Policy, v ast.Node) {
-	if _, ok := v.(*ast.NullNode); ok {
-		return
-	}
-	seq, ok := v.(*ast.SequenceNode)
-	if !ok {
-		p.errorf(v, "rules: want a list of rules (lines starting with -), got %s", describe(v))
-		return
-	}
 	byMatch := map[string]int{}
-	for _, item := range seq.Values {
-		n := p.resolve(item)
-		if n == nil {
-			continue
-		}
+	for _, n := range p.list(v, "rules", "rules") {
 		r, ok := p.rule(n)
 		if !ok {
 			continue
@@ -470,6 +458,27 @@ func (p *parseState) rules(pol *Policy, v ast.Node) {
 		r.Index = len(pol.Rules)
 		pol.Rules = append(pol.Rules, r.Rule)
 	}
+}
+
+// list returns the entries of the list v under key (rules:, units:),
+// each resolved (anchors and aliases): none when v is empty, and none
+// with an error when v is not a list (want names its entries).
+func (p *parseState) list(v ast.Node, key, want string) []ast.Node {
+	if _, ok := v.(*ast.NullNode); ok {
+		return nil
+	}
+	seq, ok := v.(*ast.SequenceNode)
+	if !ok {
+		p.errorf(v, "%s: want a list of %s (lines starting with -), got %s", key, want, describe(v))
+		return nil
+	}
+	var out []ast.Node
+	for _, item := range seq.Values {
+		if n := p.resolve(item); n != nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 type parsedRule struct {
@@ -566,20 +575,8 @@ func (p *parseState) rule(n ast.Node) (parsedRule, bool) {
 // units reads the units list: entries {match, direction, threshold,
 // ignore, reason} for custom metrics.
 func (p *parseState) units(pol *Policy, v ast.Node) {
-	if _, ok := v.(*ast.NullNode); ok {
-		return
-	}
-	seq, ok := v.(*ast.SequenceNode)
-	if !ok {
-		p.errorf(v, "units: want a list of entries (lines starting with -), got %s", describe(v))
-		return
-	}
 	byMatch := map[string]int{}
-	for _, item := range seq.Values {
-		n := p.resolve(item)
-		if n == nil {
-			continue
-		}
+	for _, n := range p.list(v, "units", "entries") {
 		u, ok := p.unit(n)
 		if !ok {
 			continue
