@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/ledger"
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // history is a ledger of twelve merges: Work creeps (+4 % at three of
@@ -103,45 +103,15 @@ var shownRe = regexp.MustCompile(`<span id="shown" class="meta">(\d+) of (\d+)</
 // needs chromium (BENCHGATE_CHROMIUM names another); skipped without it
 // unless BENCHGATE_BROWSER=1, which fails it.
 func TestBrowser(t *testing.T) {
-	chrome := os.Getenv("BENCHGATE_CHROMIUM")
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if chrome != "" {
-			break
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			chrome = p
-		}
-	}
-	if chrome == "" {
-		if os.Getenv("BENCHGATE_BROWSER") == "1" {
-			t.Fatal("BENCHGATE_BROWSER=1 but no chromium in PATH (BENCHGATE_CHROMIUM names one)")
-		}
-		t.Skip("no chromium in PATH (BENCHGATE_BROWSER=1 requires it)")
-	}
+	chrome := testenv.Chromium(t)
 	h := history(t)
 	file := filepath.Join(t.TempDir(), "index.html")
 	if err := os.WriteFile(file, []byte(render(t, h, Options{RepoURL: "https://github.com/o/r"})), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(chrome, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
+	dom, stderr := testenv.RunChromium(t, chrome, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0",
 		"--virtual-time-budget=10000", "--window-size=1000,1000", "--dump-dom", "file://"+file)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	done := make(chan struct{})
-	var dom []byte
-	var err error
-	go func() { dom, err = cmd.Output(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("chromium did not finish in 2 minutes: %s", stderr.String())
-	}
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
-	for _, line := range strings.Split(stderr.String(), "\n") {
+	for _, line := range strings.Split(string(stderr), "\n") {
 		if strings.Contains(line, ":CONSOLE") {
 			t.Errorf("console: %s", line)
 		}

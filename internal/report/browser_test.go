@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 	gmhtml "github.com/yuin/goldmark/renderer/html"
@@ -49,24 +48,8 @@ const commentWidth = 760
 // test (failing it with BENCHGATE_BROWSER=1) when either is missing.
 func browserTools(t *testing.T) (chrome, mermaidJS string) {
 	t.Helper()
-	missing := func(what string) {
-		if os.Getenv("BENCHGATE_BROWSER") == "1" {
-			t.Fatalf("BENCHGATE_BROWSER=1 but %s", what)
-		}
-		t.Skipf("skipped: %s (see browser_test.go; .ci/run installs both)", what)
-	}
-	chrome = os.Getenv("BENCHGATE_CHROMIUM")
-	if chrome == "" {
-		for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-			if p, err := exec.LookPath(name); err == nil {
-				chrome = p
-				break
-			}
-		}
-	}
-	if chrome == "" {
-		missing("no chromium in PATH (BENCHGATE_CHROMIUM names one)")
-	}
+	missing := func(what string) { testenv.BrowserMissing(t, what) }
+	chrome = testenv.Chromium(t)
 	mermaidJS = os.Getenv("BENCHGATE_MERMAID")
 	if mermaidJS == "" {
 		missing("BENCHGATE_MERMAID does not name mermaid's dist/mermaid.min.js")
@@ -205,26 +188,11 @@ func chromeArgs(extra ...string) []string {
 		"--allow-file-access-from-files", "--virtual-time-budget=20000", "--force-device-scale-factor=1"}, extra...)
 }
 
-// runChrome runs the browser on args with a time limit.
+// runChrome runs the browser on args with a time limit and returns its
+// output.
 func runChrome(t *testing.T, chrome string, args ...string) []byte {
 	t.Helper()
-	cmd := exec.Command(chrome, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() { out, err = cmd.Output(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Minute):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("%s did not finish in 2 minutes: %s", chrome, stderr.String())
-	}
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", chrome, strings.Join(args, " "), err, stderr.String())
-	}
+	out, _ := testenv.RunChromium(t, chrome, args...)
 	return out
 }
 
