@@ -120,6 +120,12 @@ func ignoredRow(c stats.Comparison, ref *RuleRef) Result {
 	return Result{Comparison: c, Kind: KindOf(c.Unit), Status: Ignored, Reason: Reason{Code: ReasonIgnored}, Rule: ref}
 }
 
+// sameRow is the row of a benchmark not measured because its package's
+// test binaries were the same on both sides: a zero change, not gated.
+func sameRow(k stats.Key, ref *RuleRef) Result {
+	return Result{Comparison: stats.Comparison{Key: k}, Kind: KindOf(k.Unit), Status: SameBinary, Reason: Reason{Code: ReasonSameBinary}, Rule: ref}
+}
+
 // accept finishes a verdict (the last step of Judge and of Confirm,
 // before pass): the rates that follow their time rows take those rows'
 // final judgements (followTime), then the regressions that

@@ -386,6 +386,7 @@ func headerCounts(v gate.Verdict) string {
 	add(v.Count(gate.New), "new", "new")
 	add(v.Count(gate.Removed), "removed", "removed")
 	add(v.Count(gate.Ignored), "ignored", "ignored")
+	add(v.Count(gate.SameBinary), "same test binary", "same test binary")
 	add(v.Count(gate.Unchanged), "unchanged", "unchanged")
 	if len(v.Results) == 0 && len(v.Failures) == 0 {
 		return "no benchmark results"
@@ -509,7 +510,7 @@ func boolRank(b bool) int {
 // restRank orders the collapsed rows: the most remarkable first, so that
 // cutting removes unchanged rows first.
 var restRank = map[gate.Status]int{
-	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Unavailable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Ignored: 7, gate.Unchanged: 8,
+	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Unavailable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Ignored: 7, gate.Unchanged: 8, gate.SameBinary: 9,
 }
 
 // restRankOf ranks a collapsed row: a regression that vanished on
@@ -531,6 +532,8 @@ func statusWord(r gate.Result) string {
 		return "vanished"
 	case r.TooNoisy && r.Status == gate.Unchanged:
 		return "too noisy"
+	case r.Status == gate.SameBinary:
+		return "same test binary"
 	}
 	return string(r.Status)
 }

@@ -37,7 +37,11 @@ type Run struct {
 	Shard       *ShardPart
 	// Skipped are what the runner found nothing to measure in, as it says
 	// ("importpath: reason"; untrusted: they name the change's code).
-	Skipped      []string
+	Skipped []string
+	// SameBinary are the packages not measured because their test
+	// binaries were byte-identical on both sides (their rows have status
+	// same-binary; untrusted: import paths of the change's code).
+	SameBinary   []string
 	Timing       *Timing
 	Confirmation *Confirmation
 	Explain      *Explained
@@ -244,6 +248,16 @@ func (r Run) items() [][]Span {
 	for _, s := range r.Skipped {
 		out = append(out, []Span{txt("skipped "), prose(s)})
 	}
+	if n := len(r.SameBinary); n > 0 {
+		l := line{txt("not measured: " + english.Plural(n, "package", "packages") + " with the same test binary on both sides (nothing their benchmarks run changed): ")}
+		for i, p := range r.SameBinary {
+			if i > 0 {
+				l.text(", ")
+			}
+			l.name(p)
+		}
+		out = append(out, l)
+	}
 	if t := r.Timing; t != nil {
 		add(timingText(*t))
 	}
@@ -396,6 +410,7 @@ type jsonRun struct {
 	Cancelled    *jsonCancelled       `json:"cancelled,omitempty"`
 	Shard        *jsonShardPart       `json:"shard,omitempty"`
 	Skipped      []string             `json:"skipped"`
+	SameBinary   []string             `json:"same_binary,omitempty"`
 	Timing       *jsonTiming          `json:"timing,omitempty"`
 	Confirmation *jsonRunConfirmation `json:"confirmation,omitempty"`
 	Explain      *jsonExplained       `json:"explain,omitempty"`
@@ -504,6 +519,7 @@ func (r Run) json() *jsonRun {
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
 	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Policy: []jsonPolicyNote{}, Unclosed: []jsonNamed{}, Merged: []jsonMergedShard{}, Machine: r.Machine}
+	j.SameBinary = r.SameBinary
 	for _, m := range r.Merged {
 		j.Merged = append(j.Merged, jsonMergedShard(m))
 	}
