@@ -44,6 +44,7 @@ func (a *app) action(ctx context.Context) int {
 	log := github.NewLog(a.env.Stdout)
 	defer log.Close()
 	a.env.Stdout, a.env.Stderr = log.Text(), log.Text()
+	a.commands = log.Commands()
 	gh := github.NewActions(log.Commands(), getenv)
 	if token := getenv(config.InputEnv("token")); token != "" {
 		// Masked before anything else is printed; read again only to

@@ -44,6 +44,10 @@ type Env struct {
 type app struct {
 	env Env
 	cfg *config.Config // as the user gave it: never edited
+	// commands, under GitHub Actions, is the writer of benchgate's own
+	// workflow commands (github.Log.Commands): progress folds the run's
+	// stages into groups of the log with it. nil elsewhere.
+	commands io.Writer
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -100,6 +104,9 @@ func (a *app) errorf(code int, format string, args ...any) int {
 func (a *app) progress() io.Writer {
 	if a.cfg.Quiet {
 		return nil
+	}
+	if a.commands != nil {
+		return &foldedProgress{w: a.env.Stderr, commands: a.commands}
 	}
 	return a.env.Stderr
 }

@@ -89,6 +89,7 @@ func Explain(ctx context.Context, sess *runner.Session, v gate.Verdict, lane *ru
 		}
 	}
 	if env.Progress != nil && len(todo) > 0 {
+		runner.Stage(env.Progress, "Explaining the changes")
 		fmt.Fprintf(env.Progress, "benchgate: explaining %d changed benchmark(s): allocation profiles of %d, CPU profiles of %d\n",
 			len(todo), nAllocs, nCPU)
 	}

@@ -58,27 +58,29 @@ func (j Judge) laneDefault(p *gate.Policy, cmps []stats.Comparison) {
 // the fresh rounds pooled (gate.Confirm).
 func (j Judge) Raw(in Raw) (*gate.Verdict, error) {
 	var v *gate.Verdict
+	screen := j
+	screen.Policy.SameBinary = in.Same
 	if !hasResults(in.Screen[0].Data) && !hasResults(in.Screen[1].Data) {
-		g := gate.Judge(nil, in.Failures, j.Policy)
+		g := gate.Judge(nil, in.Failures, screen.Policy)
 		v = &g
 	} else {
 		var err error
-		if v, err = j.Verdict(inputs(in.Screen), in.Failures); err != nil {
+		if v, err = screen.Verdict(inputs(in.Screen), in.Failures); err != nil {
 			return nil, err
 		}
 	}
 	if !in.Confirmed {
 		return v, nil
 	}
-	screen := ConfirmScreen(*v, in.Screened)
+	first := ConfirmScreen(*v, in.Screened)
 	if !hasResults(in.Confirm[0].Data) && !hasResults(in.Confirm[1].Data) {
-		return &screen, nil
+		return &first, nil
 	}
 	second, err := j.Verdict(inputs(in.Confirm), in.ConfirmFailures)
 	if err != nil {
 		return nil, err
 	}
-	c := gate.Confirm(screen, *second)
+	c := gate.Confirm(first, *second)
 	return &c, nil
 }
 

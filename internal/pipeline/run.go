@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/affected"
 	"github.com/benchgate/benchgate/internal/callgrind"
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/machine"
@@ -245,10 +246,11 @@ func measure(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, packages []
 	opts := p.Runner
 	opts.Packages, opts.Seed = packages, p.Seed
 	opts.BinDir, opts.Env, opts.Credential = filepath.Join(ws.Tmp, "bin"), sb.Env(), sb.Credential()
-	opts.Progress, opts.Ignore, opts.NoWarmUp = env.Progress, ws.Rules.ignore(), !p.Time
+	opts.Progress, opts.Ignore = env.Progress, ws.Rules.ignore()
 	if p.Out != "" {
 		opts.LogDir = out
 	}
+	opts.SkipIdentical = skipIdentical(ctx, p, ws, env)
 	var m measured
 	if !p.Shard.IsZero() {
 		m.manifest = &shard.Manifest{Shard: p.Shard, BaseSHA: p.Base.SHA, HeadSHA: p.Head.SHA, PRHeadSHA: p.PRHead, Tool: p.Tool, Settings: p.Settings}
@@ -272,6 +274,10 @@ func measure(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, packages []
 	var res *runner.Result
 	if m.sess != nil {
 		res = m.sess.Result()
+		meta.Run.SameBinary = res.SamePackages
+		if err := writeSame(out, res.Same, p.Time, p.Instructions); err != nil && runErr == nil {
+			runErr = err
+		}
 	}
 	raw[0].Close()
 	raw[1].Close()
@@ -323,7 +329,7 @@ func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, 
 		return o, errors.New(OneLine(err))
 	}
 	// Confirmation re-runs time rows: a run without timed rounds has none.
-	if p.Confirm && p.Time && (!sharded || p.Shard.Count == 1) && !meta.Partial {
+	if p.Confirm && p.Time && (!sharded || p.Shard.Count == 1) && !meta.Partial && sess.Result().Rounds > 0 {
 		screened := sess.Result().Rounds
 		if p.MaxTime > 0 {
 			// An adaptive run's rounds follow its budget; --count sets
@@ -331,8 +337,11 @@ func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, 
 			screened = min(screened, p.Runner.Count)
 		}
 		plan := PlanConfirm(sess, *v, screened)
+		sess.Expect(plannedRounds(plan))
 		if len(plan.Units) > 0 && env.Progress != nil {
-			fmt.Fprintf(env.Progress, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(plan.Units), plan.Fresh)
+			runner.Stage(env.Progress, "Re-measuring the rows that may have changed")
+			fmt.Fprintf(env.Progress, "benchgate: re-measuring %s that may have changed, up to %d more rounds each\n",
+				english.Plural(len(plan.Units), "time row", "time rows"), plan.Fresh)
 		}
 		c, err := Confirm(ctx, sess, plan, out, p.Seed, jd)
 		*v = c.Verdict
@@ -342,6 +351,7 @@ func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, 
 			return o, fmt.Errorf("confirmation: %v", OneLine(err))
 		}
 	}
+	sess.Expect(0)
 	if p.Explain && !p.Calibrate && !meta.Partial {
 		// A shard explains the rows its own verdict flags; merge shows
 		// those its verdict flags too.
@@ -400,7 +410,7 @@ func timeLane(ctx context.Context, p Plan, sess *runner.Session, runErr error, r
 	case p.MaxTime > 0:
 		plan := PlanAdaptive(sess, p.MaxTime, jd.Policy)
 		if env.Progress != nil {
-			fmt.Fprintf(env.Progress, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
+			fmt.Fprintf(env.Progress, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, checked after rounds %v\n",
 				p.MaxTime, plan.Round.Round(time.Millisecond), plan.MaxRounds, plan.Looks)
 		}
 		var err error
@@ -408,8 +418,29 @@ func timeLane(ctx context.Context, p Plan, sess *runner.Session, runErr error, r
 		meta.Count = sess.Result().Rounds
 		return err
 	default:
+		if p.Confirm {
+			sess.Expect(expectedFresh(len(sess.Units()), p.Runner.Count))
+		}
 		return sess.Measure(ctx, sess.Units(), 1, p.Runner.Count, raw[0], raw[1])
 	}
+}
+
+// expectedFresh is the confirmation's unit-rounds a run of units × count
+// rounds expects before its screen is judged, for the progress's time
+// left: an unchanged suite's confirmation adds about 15 % of the screen's
+// rounds at the default threshold (docs/evidence.md, "The confirmation's
+// cost"). The plan replaces it once the screen is judged.
+func expectedFresh(units, count int) int {
+	return (units*count*15 + 50) / 100
+}
+
+// plannedRounds is the most unit-rounds a confirmation plan runs.
+func plannedRounds(plan ConfirmPlan) int {
+	n := 0
+	for _, k := range plan.PerUnit {
+		n += k
+	}
+	return n
 }
 
 // assign picks a shard's part of the units (deterministic: every shard
@@ -444,6 +475,49 @@ func writeShard(dir string, m *shard.Manifest, res *runner.Result, runErr error)
 		failures = GateFailures(res.Failures)
 	}
 	return WriteJSON(filepath.Join(dir, shard.FailuresFile), NonNil(failures))
+}
+
+// skipIdentical is the runner's same-binary check (runner.Options.SkipIdentical):
+// a package whose test binaries are byte-identical is not measured when
+// no file its binary does not hold changed in its directory
+// (affected.DataChanged). Off for a calibration (one commit against
+// itself), and when the changed files cannot be listed.
+func skipIdentical(ctx context.Context, p Plan, ws *Workspace, env Env) func(baseDir, headDir string) bool {
+	if p.Calibrate || p.Base.SHA == p.Head.SHA {
+		// One commit against itself (calibrate, --allow-same): an A/A
+		// measurement asked for.
+		return nil
+	}
+	changed, err := affected.Changed(ctx, ws.repo.Root(), p.Base.SHA, p.Head.SHA, affected.ExecGit(env.GitEnv))
+	if err != nil {
+		return nil
+	}
+	roots := [2]string{ws.Trees[0].Path(), ws.Trees[1].Path()}
+	return func(baseDir, headDir string) bool {
+		return !affected.DataChanged(changed, roots[0], baseDir) && !affected.DataChanged(changed, roots[1], headDir)
+	}
+}
+
+// writeSame records the rows of the benchmarks not measured for their
+// identical binaries (SameFile), beside the raw files, so that whoever
+// judges the directory gives them their rows: the units their listing
+// reported when the run measures time, and instructions/op when it
+// counts instructions (once per benchmark: the lane runs at GOMAXPROCS 1).
+func writeSame(dir string, same []runner.SameUnit, time, instructions bool) error {
+	rows := []sameRow{}
+	counted := map[string]bool{}
+	for _, s := range same {
+		if time {
+			for _, u := range s.Units {
+				rows = append(rows, sameRow{Package: s.Package, Name: s.Name, Unit: u})
+			}
+		}
+		if instructions && !counted[s.Package+"."+s.Bare] {
+			counted[s.Package+"."+s.Bare] = true
+			rows = append(rows, sameRow{Package: s.Package, Name: s.Bare, Unit: gate.InstructionsUnit})
+		}
+	}
+	return WriteJSON(filepath.Join(dir, SameFile), rows)
 }
 
 // selectAffected selects the packages whose code or dependencies changed.
