@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,6 +34,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	var manifests []shard.Manifest
 	var raw, confirm [2]bytes.Buffer
 	var failures, confirmFailures []gate.Failure
+	var same []stats.Key
 	var whys []report.Why
 	var machines []shardMachine
 	for _, dir := range dirs {
@@ -75,6 +77,17 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 			}
 			whys = append(whys, ws...)
 		}
+		// Every shard lists the packages of identical binaries: their
+		// rows once.
+		sames, err := pipeline.ReadSame(dir, dir)
+		if err != nil {
+			return a.failf(ExitUsage, "merge: %v", pipeline.OneLine(err))
+		}
+		for _, k := range sames {
+			if !slices.Contains(same, k) {
+				same = append(same, k)
+			}
+		}
 		cf, err := pipeline.ReadFailures(dir, dir, pipeline.ConfirmFailuresFile)
 		if err != nil {
 			return a.failf(ExitUsage, "merge: %v", pipeline.OneLine(err))
@@ -98,6 +111,7 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	in := pipeline.Raw{
 		Screen:   [2]pipeline.File{{Name: "merged base.txt", Data: raw[0].Bytes()}, {Name: "merged head.txt", Data: raw[1].Bytes()}},
 		Failures: failures,
+		Same:     same,
 	}
 	if confirm[0].Len() > 0 || confirm[1].Len() > 0 {
 		err := in.WithConfirm([2]pipeline.File{{Name: "merged confirm-base.txt", Data: confirm[0].Bytes()}, {Name: "merged confirm-head.txt", Data: confirm[1].Bytes()}}, confirmFailures)
