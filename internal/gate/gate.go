@@ -459,7 +459,7 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 	}
 	for _, k := range p.SameBinary {
 		_, rule := p.row(k.Package, k.Name)
-		v.Results = append(v.Results, sameRow(k, p.ruleRef(rule)))
+		v.Results = append(v.Results, sameRow(k, p.ruleRef(rule), p))
 	}
 	judgeTime(&v, family, p, w)
 	judgeMetrics(&v, metrics, p)

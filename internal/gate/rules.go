@@ -2,6 +2,7 @@ package gate
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -121,9 +122,17 @@ func ignoredRow(c stats.Comparison, ref *RuleRef) Result {
 }
 
 // sameRow is the row of a benchmark not measured because its package's
-// test binaries were the same on both sides: a zero change, not gated.
-func sameRow(k stats.Key, ref *RuleRef) Result {
-	return Result{Comparison: stats.Comparison{Key: k}, Kind: KindOf(k.Unit), Status: SameBinary, Reason: Reason{Code: ReasonSameBinary}, Rule: ref}
+// test binaries were the same on both sides: a zero change, not gated. A
+// rate's direction is its unit's (higher is better for units per second).
+func sameRow(k stats.Key, ref *RuleRef, p Policy) Result {
+	r := Result{Comparison: stats.Comparison{Key: k}, Kind: KindOf(k.Unit), Status: SameBinary, Reason: Reason{Code: ReasonSameBinary}, Rule: ref}
+	if r.Kind == Other {
+		if strings.HasSuffix(k.Unit, "/s") {
+			r.Comparison.Better = 1
+		}
+		r.Better = p.direction(k.Unit, r.Comparison.Better)
+	}
+	return r
 }
 
 // accept finishes a verdict (the last step of Judge and of Confirm,

@@ -155,6 +155,9 @@ func headline(v gate.Verdict) []Span {
 	}
 	heads := v.HeadFailures()
 	if len(blocking) == 0 && len(heads) == 0 {
+		if v.Pass && v.Count(gate.SameBinary) == len(v.Results) {
+			return append(t, txt(" — nothing to measure: the test binaries are the same on both sides"))
+		}
 		if v.Pass {
 			return append(t, txt(" — nothing blocks this PR"))
 		}
