@@ -62,8 +62,10 @@ type Target struct {
 	// Base and Head are revisions for git: full SHAs from the variables,
 	// or the --base and --head flags as given.
 	Base, Head string
-	// BaseLabel and HeadLabel name them in reports.
+	// BaseLabel and HeadLabel name them in reports; BaseFrom and HeadFrom
+	// the variable or flag each came from, for errors.
 	BaseLabel, HeadLabel string
+	BaseFrom, HeadFrom   string
 	// IID and Project are the merge request and its project (the note's
 	// place); 0 and "" outside merge request pipelines.
 	IID     int
@@ -106,13 +108,13 @@ var ErrNoBase = errors.New("no base revision to compare against")
 //   - every other source (web, schedule, api, trigger, pipeline, ...):
 //     --base, against CI_COMMIT_SHA.
 func (p Pipeline) Target(base, head string) (Target, error) {
-	t := Target{DefaultBranch: p.DefaultBranch, Base: base, Head: head, BaseLabel: base, HeadLabel: head}
+	t := Target{DefaultBranch: p.DefaultBranch, Base: base, Head: head, BaseLabel: base, HeadLabel: head, BaseFrom: "--base", HeadFrom: "--head"}
 	fromFlags := func(what string) (Target, error) {
 		if t.Base == "" {
 			return Target{}, fmt.Errorf("%s: %w: pass --base (a branch, tag or commit)", what, ErrNoBase)
 		}
 		if t.Head == "" {
-			t.Head, t.HeadLabel = p.CommitSHA, short(p.CommitSHA)
+			t.Head, t.HeadLabel, t.HeadFrom = p.CommitSHA, short(p.CommitSHA), "CI_COMMIT_SHA"
 		}
 		t.Description = fmt.Sprintf("%s: %s vs %s", what, t.HeadLabel, t.BaseLabel)
 		return t, nil
@@ -123,7 +125,7 @@ func (p Pipeline) Target(base, head string) (Target, error) {
 	case SourceMergeRequest:
 	case SourcePush:
 		if t.Base == "" && !IsZeroSHA(p.BeforeSHA) && p.BeforeSHA != "" {
-			t.Base, t.BaseLabel = p.BeforeSHA, short(p.BeforeSHA)
+			t.Base, t.BaseLabel, t.BaseFrom = p.BeforeSHA, short(p.BeforeSHA), "CI_COMMIT_BEFORE_SHA"
 		}
 		if t.Base == "" {
 			return fromFlags(fmt.Sprintf("push to %s (a new branch or a tag: CI_COMMIT_BEFORE_SHA is zeros)", orUnknown(p.Ref)))
@@ -156,7 +158,7 @@ func (p Pipeline) Target(base, head string) (Target, error) {
 			if p.TargetBranchSHA == "" {
 				return Target{}, fmt.Errorf("%s (%s pipeline): CI_MERGE_REQUEST_TARGET_BRANCH_SHA is missing: the commit the %s was built on (or pass --base)", what, p.EventType, kind)
 			}
-			t.Base, t.BaseLabel = p.TargetBranchSHA, orUnknown(p.TargetBranch)+"@"+short(p.TargetBranchSHA)
+			t.Base, t.BaseLabel, t.BaseFrom = p.TargetBranchSHA, orUnknown(p.TargetBranch)+"@"+short(p.TargetBranchSHA), "CI_MERGE_REQUEST_TARGET_BRANCH_SHA"
 			baseDesc = "the " + orUnknown(p.TargetBranch) + " commit it was built on, " + short(p.TargetBranchSHA)
 			if p.EventType == MergeTrain {
 				baseDesc = "the commit it was built on (the train car ahead, or " + orUnknown(p.TargetBranch) + "), " + short(p.TargetBranchSHA)
@@ -169,14 +171,14 @@ func (p Pipeline) Target(base, head string) (Target, error) {
 			if p.DiffBaseSHA == "" {
 				return Target{}, fmt.Errorf("%s (detached pipeline): CI_MERGE_REQUEST_DIFF_BASE_SHA is missing: the merge base of the diff (or pass --base)", what)
 			}
-			t.Base, t.BaseLabel = p.DiffBaseSHA, "merge-base@"+short(p.DiffBaseSHA)
+			t.Base, t.BaseLabel, t.BaseFrom = p.DiffBaseSHA, "merge-base@"+short(p.DiffBaseSHA), "CI_MERGE_REQUEST_DIFF_BASE_SHA"
 			baseDesc = "its merge base with " + orUnknown(p.TargetBranch) + ", " + short(p.DiffBaseSHA)
 		}
 	default:
 		return Target{}, fmt.Errorf("CI_MERGE_REQUEST_EVENT_TYPE %q: want detached, merged_result or merge_train", p.EventType)
 	}
 	if t.Head == "" {
-		t.Head, t.HeadLabel = p.CommitSHA, short(p.CommitSHA)
+		t.Head, t.HeadLabel, t.HeadFrom = p.CommitSHA, short(p.CommitSHA), "CI_COMMIT_SHA"
 	} else {
 		headDesc = t.Head
 	}
