@@ -48,6 +48,9 @@ type app struct {
 	// workflow commands (github.Log.Commands): progress folds the run's
 	// stages into groups of the log with it. nil elsewhere.
 	commands io.Writer
+	// host is the CI job of a command other than the action (gitlab),
+	// for the sandbox; nil otherwise.
+	host *ciHost
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -91,6 +94,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return a.bisect(ctx)
 	case "history":
 		return a.history(ctx)
+	case "gitlab":
+		return a.gitlab(ctx)
 	default:
 		return a.run(ctx, a.cfg.Dir).code
 	}
