@@ -224,10 +224,8 @@ func (r *run) noResult(i int, p string, tops []string, cpu int, results []parsed
 // planRuns sizes a unit's work per side per round: runs short runs
 // (at most maxRuns, each keeping at least minRun of work) of n iterations
 // each. With a duration benchtime, the round's work is benchtime's worth
-// at the pilot's time per op perOp (seconds), each run's n rounded to a
-// short series of numbers (roundSeries) so that units of like speed share
-// it and can run in one process; a fixed "Nx" benchtime keeps its count
-// (pilotN, the pilot's), split into runs.
+// at the pilot's time per op perOp (seconds); a fixed "Nx" benchtime
+// keeps its count (pilotN, the pilot's), split into runs.
 func planRuns(pilotN int, perOp float64, benchtime string, maxRuns int, minRun time.Duration) (runs, n int) {
 	runs = max(1, maxRuns)
 	d, err := time.ParseDuration(benchtime)
@@ -251,34 +249,7 @@ func planRuns(pilotN int, perOp float64, benchtime string, maxRuns int, minRun t
 		runs = max(1, min(runs, int(math.Round(d.Seconds()/perOp))))
 		return runs, 1
 	}
-	return runs, roundSeries(per)
-}
-
-// series are the steps of a decade that roundSeries rounds to (the R10
-// preferred numbers, rounded): consecutive steps are about 25 % apart,
-// so a run's work stays within about 12 % of what --benchtime plans.
-var series = []float64{1, 1.25, 1.6, 2, 2.5, 3.2, 4, 5, 6.3, 8, 10}
-
-// roundSeries rounds x ≥ 1 to the nearest number of the series times a
-// power of ten (nearest on a log scale); below 20 it rounds to an
-// integer.
-func roundSeries(x float64) int {
-	if x < 20 {
-		return max(1, int(math.Round(x)))
-	}
-	e := math.Floor(math.Log10(x))
-	m := x / math.Pow(10, e)
-	best, dist := 1.0, math.Inf(1)
-	for _, s := range series {
-		if d := math.Abs(math.Log(m / s)); d < dist {
-			best, dist = s, d
-		}
-	}
-	v := math.Round(best * math.Pow(10, e))
-	if v > math.MaxInt32 {
-		return math.MaxInt32
-	}
-	return int(v)
+	return runs, int(min(math.Round(per), math.MaxInt32))
 }
 
 // ignore records that Options.Ignore dropped the benchmark (once, whatever

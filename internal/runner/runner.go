@@ -7,8 +7,7 @@
 // package and side to an iteration count used by both sides, and then run
 // round by round, base and head alternating in a randomized order. In each
 // round every benchmark makes several short runs per side (Options.Runs)
-// at that count: the units of a package that share the count run together
-// in one process (-test.count runs each of them Runs times), so that a
+// at that count, in one process per side (-test.count), so that a
 // benchmark function's set-up is paid once a round, not once a run.
 //
 // Results are written as standard benchfmt, one stream per side, with a
@@ -92,12 +91,6 @@ type Options struct {
 	// run as it ends (tests).
 	minRunTime time.Duration
 	onRun      func(side, round int, u Unit, iters int)
-	// procs is the processes per side per round of a batch, each running
-	// its share of the runs (default DefaultProcs); span the most timed
-	// work one process may hold before a batch is split (default
-	// DefaultSpan; see batches).
-	procs int
-	span  time.Duration
 }
 
 // Ignored is a benchmark that Options.Ignore kept from running.
@@ -112,15 +105,6 @@ type Ignored struct {
 // allocating benchmark's per-round noise fell 2.5× with 5
 // (reference/short-runs-experiment.md).
 const DefaultRuns = 5
-
-// DefaultProcs is the default of the processes per side per round that
-// a batch's runs are split into, and DefaultSpan the default of the most
-// timed work one process holds: docs/evidence.md, "The same timed work in
-// fewer processes", compares the layouts tried.
-const (
-	DefaultProcs = 1
-	DefaultSpan  = 0
-)
 
 // MinRunTime is the least timed work (b.N × time/op) a run keeps when a
 // round's work is split into short runs: shorter runs are dominated by
@@ -222,13 +206,7 @@ func (o *Options) defaults() {
 	if o.minRunTime == 0 {
 		o.minRunTime = MinRunTime
 	}
-	if o.procs == 0 {
-		o.procs = DefaultProcs
-	}
-	if o.span == 0 {
-		o.span = DefaultSpan
-	}
-	experimentLayout(o)
+
 	if len(o.CPU) == 0 {
 		o.CPU = []int{runtime.GOMAXPROCS(0)}
 	}

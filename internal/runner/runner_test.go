@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -345,15 +346,22 @@ func TestRunShortRuns(t *testing.T) {
 		}
 	}
 	// 2 units × 2 sides: listed 2 packages × 2, piloted 2 × 2, no
-	// warm-up, 3 rounds × 1 process × 4.
-	if want := 4 + 4 + 3*4; res.Processes != want {
+	// warm-up, 3 rounds of each unit's processes (one per side, or more
+	// for a round of more than 100 ms: a slow machine's ReadData).
+	procs := map[string]int{}
+	want := 4 + 4
+	for _, u := range res.Units {
+		procs[u.ID()] = processes(u)
+		want += 3 * 2 * processes(u)
+	}
+	if res.Processes != want {
 		t.Errorf("%d processes, want %d", res.Processes, want)
 	}
 	if !(res.RoundTime > 0) {
 		t.Errorf("round time estimate %v, want > 0", res.RoundTime)
 	}
-	// Each unit's runs in a round are consecutive: one side's 5, then
-	// the other's.
+	// Each unit's runs in a round are consecutive: per process one side's
+	// share of the runs, the processes in pairs of the two sides.
 	type key struct {
 		round int
 		id    string
@@ -383,19 +391,21 @@ func TestRunShortRuns(t *testing.T) {
 			t.Errorf("round %d, %s: %d runs, want %d per side", k.round, k.id, len(s), DefaultRuns)
 			continue
 		}
-		for p := range s {
-			if s[p] != s[(p/DefaultRuns)*DefaultRuns] || s[0] == s[DefaultRuns] {
-				t.Errorf("round %d, %s: runs %v are not one side's %d, then the other's", k.round, k.id, s, DefaultRuns)
-				break
+		at := 0
+		for j, c := range counts(DefaultRuns, procs[k.id]) {
+			first := s[at]
+			if !slices.Equal(s[at:at+c], slices.Repeat([]int{first}, c)) || !slices.Equal(s[at+c:at+2*c], slices.Repeat([]int{1 - first}, c)) {
+				t.Errorf("round %d, %s: runs %v: process pair %d is not one side's %d, then the other's", k.round, k.id, s, j, c)
 			}
+			orders[first]++
+			at += 2 * c
 		}
-		orders[s[0]]++
 		if it := iters[k]; it[0] != 1000 || it[1] != 1000 {
 			t.Errorf("round %d, %s: %v iterations per side, want 1000", k.round, k.id, it)
 		}
 	}
 	if orders[0] == 0 || orders[1] == 0 {
-		t.Errorf("first sides %v: want base first in some rounds and head first in others", orders)
+		t.Errorf("first sides %v: want base first in some pairs and head first in others", orders)
 	}
 	// The raw files: one result per run, grouped under the round lines.
 	for _, f := range []struct{ name, text string }{{"base.txt", baseTxt}, {"head.txt", headTxt}} {
