@@ -44,6 +44,7 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 	perOp := map[key]float64{} // the larger side's sec/op in the pilot
 	var order []key
 	r.setup = map[pkgSide]setupCost{}
+	r.over = map[string][2]time.Duration{}
 	for _, p := range paths {
 		tops := map[string][2]bool{}
 		var topOrder []string

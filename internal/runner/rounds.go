@@ -20,11 +20,49 @@ import (
 // long the round is (docs/measuring.md, step 6).
 const maxProcessWork = 100 * time.Millisecond
 
-// processes is how many processes per side a round of u takes: one, or
-// more for a round of more than maxProcessWork (at most one per run).
-func processes(u Unit) int {
+// splitBudget bounds, as a share of a round's timed work, what its extra
+// processes may cost: a round's runs are split among more than one
+// process per side (finer interleaving, each pair base and head back to
+// back) only as far as the extra processes' start-up and set-up stay
+// within it. At 15 % a benchmark with no set-up of its own (5–8 ms a
+// process on a quiet 2-core machine) keeps 2–3 processes per side at the
+// default --benchtime, one with cespare/xxhash's 15–20 ms of set-up keeps
+// one (docs/evidence.md, "The same timed work in fewer processes").
+const splitBudget = 0.15
+
+// processes is how many processes per side a round of u takes, given what
+// one costs beyond its timed work (overhead): as many as splitBudget
+// allows, at least one per maxProcessWork of work, at most one per run.
+func processes(u Unit, overhead time.Duration) int {
 	p := int(math.Round(float64(u.Cost) / float64(maxProcessWork)))
+	if overhead > 0 {
+		p = max(p, 1+int(splitBudget*float64(u.Cost)/float64(overhead)))
+	}
 	return max(1, min(p, u.Runs))
+}
+
+// overhead estimates what a process of u costs beyond its timed work: the
+// smaller of the two sides' last measured (a counted process's wall time
+// less its runs' N × time/op), or before any, start-up and the set-up of
+// its benchmark function as its package's pilots measured them.
+func (r *run) overhead(u Unit) time.Duration {
+	o, ok := r.over[u.ID()]
+	switch {
+	case ok && o[0] > 0 && o[1] > 0:
+		return min(o[0], o[1])
+	case ok && max(o[0], o[1]) > 0:
+		return max(o[0], o[1])
+	}
+	est := time.Duration(math.MaxInt64)
+	for i := range 2 {
+		if s := r.setup[pkgSide{u.Package, i}]; s.Funcs > 0 {
+			est = min(est, startup+s.Total/time.Duration(s.Funcs))
+		}
+	}
+	if est == math.MaxInt64 {
+		return startup
+	}
+	return est
 }
 
 // counts splits a round's runs among procs processes: as even as can be,
@@ -65,7 +103,7 @@ func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer, f
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		for _, u := range order {
 			r.tick(round, last)
-			for _, c := range counts(u.Runs, processes(u)) {
+			for _, c := range counts(u.Runs, processes(u, r.overhead(u))) {
 				sides := [2]int{0, 1}
 				if rng.IntN(2) == 1 {
 					sides = [2]int{1, 0}
@@ -103,10 +141,19 @@ func (r *run) runUnit(ctx context.Context, i int, u Unit, count, round int, w *b
 	r.meter.spent(out.Elapsed)
 	results := parseResults(out.Stdout, u.CPU)
 	var got []*benchfmt.Result
+	timed := time.Duration(0)
 	for _, pr := range results {
 		if pr.leaf == u.Name {
 			got = append(got, pr.result)
+			if sec, ok := secPerOp(pr.result); ok {
+				timed += time.Duration(sec * float64(pr.result.Iters) * 1e9)
+			}
 		}
+	}
+	if err == nil && len(got) == count {
+		o := r.over[u.ID()]
+		o[i] = max(time.Microsecond, out.Elapsed-timed)
+		r.over[u.ID()] = o
 	}
 	if err == nil && len(got) != count {
 		err = fmt.Errorf("%s: %d of %d results for %s", c.String(), len(got), count, u.Name)
@@ -162,7 +209,7 @@ func (r *run) roundTime(units []Unit) time.Duration {
 			if s := r.setup[pkgSide{u.Package, i}]; s.Funcs > 0 {
 				per += s.Total / time.Duration(s.Funcs)
 			}
-			t += time.Duration(processes(u)) * per
+			t += time.Duration(processes(u, per)) * per
 		}
 	}
 	return t

@@ -375,6 +375,7 @@ type run struct {
 	pinned []int              // CPUs for every benchmark process (Options.Pin)
 	same   map[string]bool    // packages not measured: identical binaries
 	setup  map[pkgSide]setupCost
+	over   map[string][2]time.Duration // unit ID -> what its last process per side cost beyond its timed work
 	meter  meter
 }
 

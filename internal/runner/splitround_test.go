@@ -40,18 +40,31 @@ func TestPlanRuns(t *testing.T) {
 	}
 }
 
-// TestProcesses: a round's runs stay in one process per side up to about
-// the default round's work, and split among more for longer rounds, one
-// run a process at most.
+// TestProcesses: a round's runs split among more processes per side only
+// as far as the extra processes cost at most splitBudget of its work, at
+// least one per maxProcessWork of work, at most one per run.
 func TestProcesses(t *testing.T) {
 	ms := time.Millisecond
 	for _, c := range []struct {
-		cost time.Duration
-		runs int
-		want int
-	}{{100 * ms, 5, 1}, {140 * ms, 5, 1}, {160 * ms, 5, 2}, {50 * ms, 5, 1}, {0, 5, 1}, {time.Second, 5, 5}, {time.Second, 3, 3}, {500 * ms, 5, 5}, {300 * ms, 5, 3}} {
-		if got := processes(Unit{Cost: c.cost, Runs: c.runs}); got != c.want {
-			t.Errorf("processes(cost %v, %d runs) = %d, want %d", c.cost, c.runs, got, c.want)
+		name     string
+		cost     time.Duration
+		runs     int
+		overhead time.Duration
+		want     int
+	}{
+		{"no set-up, the default round", 100 * ms, 5, 6 * ms, 3},
+		{"no set-up, a 50 ms round", 50 * ms, 5, 6 * ms, 2},
+		{"xxhash's set-up", 100 * ms, 5, 20 * ms, 1},
+		{"a loaded machine", 100 * ms, 5, 40 * ms, 1},
+		{"cheap processes: one a run", 100 * ms, 5, 1 * ms, 5},
+		{"never more than the runs", 100 * ms, 3, 1 * ms, 3},
+		{"a long round: at least one a 100 ms", time.Second, 5, 500 * ms, 5},
+		{"a 300 ms round", 300 * ms, 5, 200 * ms, 3},
+		{"unknown overhead", 100 * ms, 5, 0, 1},
+		{"no work", 0, 5, 5 * ms, 1},
+	} {
+		if got := processes(Unit{Cost: c.cost, Runs: c.runs}, c.overhead); got != c.want {
+			t.Errorf("%s: processes(cost %v, %d runs, overhead %v) = %d, want %d", c.name, c.cost, c.runs, c.overhead, got, c.want)
 		}
 	}
 }
