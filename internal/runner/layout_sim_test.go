@@ -40,7 +40,7 @@ type simMachine struct {
 // benchmark function's set-up (paid once per process), and each run's own
 // cost (its N=1 run and two collections).
 type simCost struct {
-	name                string
+	name                 string
 	start, setup, perRun float64
 }
 
