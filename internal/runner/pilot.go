@@ -41,7 +41,7 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 		cpu       int
 	}
 	units := map[key]*Unit{}
-	perOp := map[key]float64{} // the larger side's sec/op in the pilot
+	perOp := map[key][2]float64{} // each side's smallest sec/op in the pilot
 	var order []key
 	r.setup = map[pkgSide]setupCost{}
 	r.over = map[string][2]time.Duration{}
@@ -111,7 +111,11 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 						u.RoundN = pr.result.Iters
 					}
 					if t, ok := pr.result.Value("sec/op"); ok {
-						perOp[k] = max(perOp[k], t)
+						e := perOp[k]
+						if e[i] == 0 || t < e[i] {
+							e[i] = t
+						}
+						perOp[k] = e
 					}
 				}
 			}
@@ -124,9 +128,12 @@ func (r *run) discover(ctx context.Context, built [2][]pkg) ([]Unit, error) {
 			r.ignore(u.Package, u.Name)
 			continue
 		}
-		u.Runs, u.N = planRuns(u.RoundN, perOp[k], r.o.Benchtime, r.o.Runs, r.o.minRunTime)
+		// The slower side's time per op sizes the round, so that a
+		// slower head does not make it longer than planned.
+		op := max(perOp[k][0], perOp[k][1])
+		u.Runs, u.N = planRuns(u.RoundN, op, r.o.Benchtime, r.o.Runs, r.o.minRunTime)
 		u.RoundN = u.Runs * u.N
-		u.Cost = time.Duration(perOp[k] * float64(u.RoundN) * 1e9)
+		u.Cost = time.Duration(op * float64(u.RoundN) * 1e9)
 		list = append(list, *u)
 	}
 	return list, nil
@@ -162,8 +169,18 @@ func (r *run) pilotBenchtime() string {
 	return (d / time.Duration(runs)).String()
 }
 
-// pilot runs the benchmark functions tops of package p on side i once, in
-// one process, at the pilot's benchtime, and returns their results. When
+// pilotCount is how many times a pilot calibrates each benchmark
+// (-test.count): interference only slows a run down, and one burst during
+// the testing package's calibration of a benchmark can make its time per
+// op read many times too high (a run of N=1 that takes the whole
+// benchtime stops the calibration); the smaller of two reads is the one
+// that sizes the rounds. Measured under load: a single pilot read
+// xxhash's time per op 0.03–3× what the rounds then measured.
+const pilotCount = 2
+
+// pilot runs the benchmark functions tops of package p on side i, in one
+// process, pilotCount times each at the pilot's benchtime, and returns
+// their results. When
 // that process fails, every function is piloted in a process of its own,
 // so that the failure is charged to the benchmarks that failed
 // (recordFailure) and the others are calibrated.
@@ -173,7 +190,7 @@ func (r *run) pilot(ctx context.Context, i int, p string, tops []string, cpu int
 		alts[j] = r.filter.patternFor(top)
 	}
 	bt := r.pilotBenchtime()
-	c := r.testCmd(i, p, r.benchArgs(strings.Join(alts, "|"), bt, cpu)...)
+	c := r.testCmd(i, p, r.countArgs(strings.Join(alts, "|"), bt, cpu, pilotCount)...)
 	out, err := r.exec(ctx, c)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -187,7 +204,7 @@ func (r *run) pilot(ctx context.Context, i int, p string, tops []string, cpu int
 			}
 		}
 		// The testing package's calibration runs each benchmark a few
-		// times before the run it prints, growing N; those earlier runs
+		// times before each run it prints, growing N; those earlier runs
 		// add at most about a fifth of the last.
 		setup := max(0, out.Elapsed-time.Duration(1.2*work*1e9))
 		r.setup[pkgSide{p, i}] = setupCost{Total: setup, Funcs: len(tops)}

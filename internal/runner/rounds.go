@@ -133,6 +133,9 @@ func (r *run) runUnit(ctx context.Context, i int, u Unit, count, round int, w *b
 		return nil
 	}
 	c := r.testCmd(i, u.Package, r.countArgs(leafPattern(u.Name), strconv.Itoa(u.N)+"x", u.CPU, count)...)
+	if r.o.onProcess != nil {
+		r.o.onProcess(i, round, u, count)
+	}
 	out, err := r.exec(ctx, c)
 	if ctx.Err() != nil {
 		return ctx.Err()

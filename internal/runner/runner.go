@@ -88,9 +88,11 @@ type Options struct {
 	Pin bool
 
 	// minRunTime replaces MinRunTime (tests); onRun is told every counted
-	// run as it ends (tests).
+	// run as it ends, onProcess every counted process and its runs
+	// (tests).
 	minRunTime time.Duration
 	onRun      func(side, round int, u Unit, iters int)
+	onProcess  func(side, round int, u Unit, runs int)
 }
 
 // Ignored is a benchmark that Options.Ignore kept from running.
