@@ -23,12 +23,15 @@ const maxProcessWork = 100 * time.Millisecond
 // splitBudget bounds, as a share of a round's timed work, what its extra
 // processes may cost: a round's runs are split among more than one
 // process per side (finer interleaving, each pair base and head back to
-// back) only as far as the extra processes' start-up and set-up stay
-// within it. At 15 % a benchmark with no set-up of its own (5–8 ms a
-// process on a quiet 2-core machine) keeps 2–3 processes per side at the
-// default --benchtime, one with cespare/xxhash's 15–20 ms of set-up keeps
-// one (docs/evidence.md, "The same timed work in fewer processes").
-const splitBudget = 0.15
+// back, so that a burst of interference or a switching load falls on both
+// sides of more pairs) only as far as the extra processes' start-up and
+// set-up stay within a fifth of the work. On a quiet 2-core machine a
+// benchmark with no set-up of its own (5–8 ms a process) keeps 3–4
+// processes per side at the default --benchtime, one with cespare/xxhash's
+// 15–20 ms of set-up keeps one; a loaded machine, whose processes cost
+// more, gets fewer (docs/evidence.md, "The same timed work in fewer
+// processes").
+const splitBudget = 0.2
 
 // processes is how many processes per side a round of u takes, given what
 // one costs beyond its timed work (overhead): as many as splitBudget
