@@ -20,18 +20,19 @@ import (
 // long the round is (docs/measuring.md, step 6).
 const maxProcessWork = 100 * time.Millisecond
 
-// splitBudget bounds, as a share of a round's timed work, what its extra
-// processes may cost: a round's runs are split among more than one
-// process per side (finer interleaving, each pair base and head back to
-// back, so that a burst of interference or a switching load falls on both
-// sides of more pairs) only as far as the extra processes' start-up and
-// set-up stay within a fifth of the work. On a quiet 2-core machine a
-// benchmark with no set-up of its own (5–8 ms a process) keeps 3–4
-// processes per side at the default --benchtime, one with cespare/xxhash's
-// 15–20 ms of set-up keeps one; a loaded machine, whose processes cost
-// more, gets fewer (docs/evidence.md, "The same timed work in fewer
-// processes").
-const splitBudget = 0.2
+// splitBudget bounds, as a share of a round's timed work, what its
+// processes may cost beyond it: a round's runs are split among as many
+// processes per side as cost at most a third of the work together, up to
+// one process per run (the finest interleaving: each pair base and head
+// back to back, so that a burst of interference or a switching load falls
+// on both sides of most pairs), and folded into fewer, one at the least,
+// where a process costs more (-test.count runs them inside one). On a
+// quiet 2-core machine a benchmark with no set-up of its own (5–7 ms a
+// process) keeps one run per process at the default --benchtime (5 a
+// side), one with cespare/xxhash's 15–20 ms of set-up runs all five in one
+// process; a loaded machine, whose processes cost more, gets fewer
+// (docs/evidence.md, "The same timed work in fewer processes").
+const splitBudget = 1.0 / 3
 
 // processes is how many processes per side a round of u takes, given what
 // one costs beyond its timed work (overhead): as many as splitBudget
@@ -39,7 +40,7 @@ const splitBudget = 0.2
 func processes(u Unit, overhead time.Duration) int {
 	p := int(math.Round(float64(u.Cost) / float64(maxProcessWork)))
 	if overhead > 0 {
-		p = max(p, 1+int(splitBudget*float64(u.Cost)/float64(overhead)))
+		p = max(p, int(splitBudget*float64(u.Cost)/float64(overhead)))
 	}
 	return max(1, min(p, u.Runs))
 }
