@@ -167,6 +167,9 @@ func ConfirmRounds(n, m int, p Policy) int {
 // rounds that the screen does not have are added with
 // Warning.Confirmation set. Pass is recomputed.
 func Confirm(screen, second Verdict) Verdict {
+	if len(second.Results) == 0 && len(second.Failures) == 0 {
+		return screen // nothing re-run
+	}
 	var fresh []stats.Comparison
 	for _, r := range second.Results {
 		fresh = append(fresh, r.Comparison)
@@ -264,7 +267,7 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 			family = append(family, i)
 		}
 	}
-	m := len(family)
+	m := max(len(family), screen.Family)
 	type decided struct {
 		r       Result
 		looks   []int
@@ -275,8 +278,7 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 	a1, a2 := efficacyLevels(p)
 	first := FirstFresh(screen)
 	rows := map[int]*decided{}
-	seqPs := make([]float64, m)
-	firstPs := make([]float64, m)
+	seqPs, firstPs := padded(len(family), m), padded(len(family), m)
 	for j, i := range family {
 		seqPs[j], firstPs[j] = 1, 1
 		r := v.Results[i]

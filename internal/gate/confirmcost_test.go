@@ -118,12 +118,11 @@ func runSuite(rng *rand.Rand, mc machine, bs []*simBench, n int, p Policy) suite
 	return out
 }
 
-// stagedConfirm is the confirmation stage as pipeline.Confirm runs it
-// after a screen of n rounds: every promising row's first-stage fresh
-// rounds (FirstFresh, or its whole FreshRounds when fewer), then the rest
-// of their FreshRounds for the rows Continuing names, then Confirm on all
-// of them; draw gives a row's rounds first..first+count-1. It returns the
-// verdict and the fresh unit-rounds run.
+// stagedConfirm drives the confirmation procedure that pipeline.Confirm
+// drives in a run (Confirmation: Next, Observe, Verdict) with synthetic
+// rounds after a screen of n rounds: draw gives a row's rounds
+// first..first+count-1. It returns the verdict and the fresh unit-rounds
+// run.
 func stagedConfirm(screen Verdict, n int, draw func(k stats.Key, first, count int) (base, head []stats.Obs)) (Verdict, int) {
 	v, by := stagedConfirmBy(screen, n, draw)
 	total := 0
@@ -135,27 +134,19 @@ func stagedConfirm(screen Verdict, n int, draw func(k stats.Key, first, count in
 
 // stagedConfirmBy is stagedConfirm with the fresh rounds each row ran.
 func stagedConfirmBy(screen Verdict, n int, draw func(k stats.Key, first, count int) (base, head []stats.Obs)) (Verdict, map[stats.Key]int) {
-	plan := FreshRounds(screen)
-	ran := map[stats.Key]int{}
-	if len(plan) == 0 {
-		return Confirm(screen, Verdict{Policy: screen.Policy}), ran
-	}
-	keys := Promising(screen)
-	stage := FirstFresh(screen)
+	c := NewConfirmation(screen)
 	set := &stats.Set{Base: map[stats.Key][]stats.Obs{}, Head: map[stats.Key][]stats.Obs{}, Estimator: stats.Median}
-	for _, k := range keys {
-		c := min(plan[k], stage)
-		set.Keys = append(set.Keys, k)
-		set.Base[k], set.Head[k] = draw(k, n+1, c)
-		ran[k] = c
+	for step, ok := c.Next(); ok; step, ok = c.Next() {
+		for i, k := range step.Keys {
+			if _, seen := set.Base[k]; !seen {
+				set.Keys = append(set.Keys, k)
+			}
+			b, h := draw(k, n+step.From, step.Rounds[i])
+			set.Base[k], set.Head[k] = append(set.Base[k], b...), append(set.Head[k], h...)
+		}
+		c.Observe(Judge(stats.CompareAlpha(set, 0.95, screen.Policy.Alpha), nil, screen.Policy))
 	}
-	first := Judge(stats.CompareAlpha(set, 0.95, screen.Policy.Alpha), nil, screen.Policy)
-	for _, k := range Continuing(screen, first) {
-		b, h := draw(k, n+1+stage, plan[k]-stage)
-		set.Base[k], set.Head[k] = append(set.Base[k], b...), append(set.Head[k], h...)
-		ran[k] += plan[k] - stage
-	}
-	return Confirm(screen, Judge(stats.CompareAlpha(set, 0.95, screen.Policy.Alpha), nil, screen.Policy)), ran
+	return c.Verdict(), c.Ran()
 }
 
 // costCell runs reps suites of m rows (changed of them by effect) and

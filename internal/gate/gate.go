@@ -139,6 +139,18 @@ type Policy struct {
 	// pooled test's. The screen's own p-values and statuses are computed
 	// as without it.
 	ConfirmRounds int
+	// Screened, when positive, says that a confirmation stage follows a
+	// screen of this many rounds: Judge sets ConfirmRounds to
+	// [ConfirmRounds] of it for the family it finds, so that a screen is
+	// judged once, knowing its promising rows get fresh rounds.
+	Screened int
+	// Family, when larger than the number of time rows judged, is the
+	// size of the family those rows belong to: a shard's rows are part
+	// of the suite's (every shard calibrates every benchmark), and the
+	// correction covers the whole suite, the rows not judged here
+	// entering with p = 1 (a valid p-value), so that a shard plans and
+	// decides its rows as the merged suite does. 0: the rows judged.
+	Family int
 
 	// File is the per-benchmark policy (.benchgate.yml from the base
 	// commit; nil for none): each row gets its rule's settings on top of
@@ -441,9 +453,14 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		_, rule := p.row(b.Package, b.Name)
 		v.Results = append(v.Results, ignoredRow(c, p.ruleRef(rule)))
 	}
-	judgeTime(&v, family, p, w)
+	m := max(len(family), p.Family)
+	if p.Screened > 0 {
+		p.ConfirmRounds = ConfirmRounds(p.Screened, m, p)
+		v.Policy = p
+	}
+	judgeTime(&v, family, m, p, w)
 	judgeMetrics(&v, metrics, p)
-	v.Family = len(family)
+	v.Family = m
 	v.Scaling = judgeScaling(v.Results, p)
 	v.Warnings = append(w.list(p), scalingWarnings(v.Scaling, p)...)
 	finishInstructions(&v, lane, w)
@@ -771,13 +788,14 @@ func figures(r *Result, test Test, u uData) {
 	r.Delta, r.P = u.delta, u.p
 }
 
-// judgeTime chooses the test of every time row of the family, adjusts the
-// p-values together and applies the rule.
-func judgeTime(v *Verdict, family []int, p Policy, w *warnings) {
-	m := len(family)
+// judgeTime chooses the test of every time row of the family (the rows
+// at family, in a family of m ≥ len(family): the others enter the
+// correction with p = 1, see Policy.Family), adjusts the p-values
+// together and applies the rule.
+func judgeTime(v *Verdict, family []int, m int, p Policy, w *warnings) {
 	corr := correctionOf(p.Correction)
-	seqPs := make([]float64, m)
-	us := make([]uData, m)
+	seqPs := padded(len(family), m)
+	us := make([]uData, len(family))
 	paired := false
 	for j, i := range family {
 		r := &v.Results[i]

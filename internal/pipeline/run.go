@@ -318,23 +318,23 @@ func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, 
 	if err != nil {
 		return o, errors.New(OneLine(err))
 	}
-	v, err := jd.Raw(in)
-	if err != nil {
-		return o, errors.New(OneLine(err))
-	}
 	// Confirmation re-runs time rows: a run without timed rounds has none.
-	if p.Confirm && p.Time && (!sharded || p.Shard.Count == 1) && !meta.Partial {
-		screened := sess.Result().Rounds
+	confirming := p.Confirm && p.Time && (!sharded || p.Shard.Count == 1) && !meta.Partial
+	screened := 0
+	if confirming {
+		screened = sess.Result().Rounds
 		if p.MaxTime > 0 {
 			// An adaptive run's rounds follow its budget; --count sets
 			// the confirmation's, as it did before.
 			screened = min(screened, p.Runner.Count)
 		}
-		plan := PlanConfirm(sess, *v, screened)
-		if len(plan.Units) > 0 && env.Progress != nil {
-			fmt.Fprintf(env.Progress, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(plan.Units), plan.Fresh)
-		}
-		c, err := Confirm(ctx, sess, plan, out, p.Seed, jd)
+	}
+	v, err := jd.Screen(in, screened)
+	if err != nil {
+		return o, errors.New(OneLine(err))
+	}
+	if confirming {
+		c, err := Confirm(ctx, sess, *v, screened, out, p.Seed, jd, env.Progress)
 		*v = c.Verdict
 		meta.Run.Confirmation, meta.Run.Cancelled = c.Confirmation, c.Cancelled
 		meta.Partial = meta.Partial || c.Cancelled != nil

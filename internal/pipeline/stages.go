@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -105,49 +106,10 @@ func (j Judge) lookFiles(base, head string) (map[string]gate.Decision, error) {
 	return j.Look(in)
 }
 
-// ConfirmPlan is the confirmation of a screen: the promising time rows'
-// units (gate.Promising), each planned for its own fresh rounds
-// (gate.FreshRounds: PerUnit, in the order of Units) numbered after the
-// session's Rounds, in two stages: First rounds for every unit (its
-// whole count when smaller), the rest for the units gate.Continuing
-// names after them; Fresh is the most any unit is planned for.
-type ConfirmPlan struct {
-	Screen   gate.Verdict // the screen judged knowing its rows get fresh rounds
-	Screened int          // the screen's rounds the plan counts
-	Rounds   int          // rounds the session ran
-	Units    []runner.Unit
-	PerUnit  []int
-	First    int
-	Fresh    int
-}
-
-// PlanConfirm plans the confirmation of the screen v, counting screened of
-// its rounds (an adaptive run's rounds follow its budget; --count sets the
-// confirmation's): v judged again knowing that promising time rows get
-// fresh rounds (gate.ConfirmRounds), and those rows' units, each with as
-// many fresh rounds as its own noise needs (gate.FreshRounds).
-func PlanConfirm(sess *runner.Session, v gate.Verdict, screened int) ConfirmPlan {
-	c := ConfirmPlan{Screen: ConfirmScreen(v, screened), Screened: screened, Rounds: sess.Result().Rounds}
-	c.First = gate.FirstFresh(c.Screen)
-	fresh := map[string]int{}
-	for k, n := range gate.FreshRounds(c.Screen) {
-		id := k.Package + "." + k.Name
-		fresh[id] = max(fresh[id], n)
-	}
-	for _, u := range sess.Units() {
-		if n, ok := fresh[u.ID()]; ok {
-			c.Units = append(c.Units, u)
-			c.PerUnit = append(c.PerUnit, n)
-			c.Fresh = max(c.Fresh, n)
-		}
-	}
-	return c
-}
-
 // measureFresh runs units, unit i for counts[i] rounds: rounds first,
 // first+1, … hold every unit not yet done, so that a unit's fresh rounds
 // stay interleaved with the others' while they last.
-func measureFresh(ctx context.Context, sess *runner.Session, units []runner.Unit, counts []int, first int, cf Files) error {
+func measureFresh(ctx context.Context, sess *runner.Session, units []runner.Unit, counts []int, first int, w [2]io.Writer) error {
 	done := 0
 	for _, n := range slices.Sorted(maps.Keys(countsOf(counts))) {
 		if n <= 0 {
@@ -159,56 +121,12 @@ func measureFresh(ctx context.Context, sess *runner.Session, units []runner.Unit
 				run = append(run, u)
 			}
 		}
-		if err := sess.Measure(ctx, run, first+done, n-done, cf[0], cf[1]); err != nil {
+		if err := sess.Measure(ctx, run, first+done, n-done, w[0], w[1]); err != nil {
 			return err
 		}
 		done = n
 	}
 	return nil
-}
-
-// stages runs the plan's fresh rounds into cf: the first stage for every
-// unit, then, after judging the directory out with them (j), the rest for
-// the units whose rows gate.Continuing names. It returns the unit-rounds
-// run.
-func stages(ctx context.Context, sess *runner.Session, plan ConfirmPlan, out string, cf Files, j Judge) (int, error) {
-	first := make([]int, len(plan.Units))
-	total := 0
-	for i, n := range plan.PerUnit {
-		first[i] = min(n, plan.First)
-		total += first[i]
-	}
-	if err := measureFresh(ctx, sess, plan.Units, first, plan.Rounds+1, cf); err != nil {
-		return total, err
-	}
-	if plan.Fresh <= plan.First {
-		return total, nil
-	}
-	for _, f := range cf {
-		if err := f.Sync(); err != nil {
-			return total, err
-		}
-	}
-	in, err := ReadDir(out, out)
-	if err != nil {
-		return total, err
-	}
-	second, err := j.Verdict(inputs(in.Confirm), nil)
-	if err != nil {
-		return total, err
-	}
-	cont := map[string]bool{}
-	for _, k := range gate.Continuing(plan.Screen, *second) {
-		cont[k.Package+"."+k.Name] = true
-	}
-	rest := make([]int, len(plan.Units))
-	for i, u := range plan.Units {
-		if cont[u.ID()] {
-			rest[i] = plan.PerUnit[i] - first[i]
-			total += rest[i]
-		}
-	}
-	return total, measureFresh(ctx, sess, plan.Units, rest, plan.Rounds+1+plan.First, cf)
 }
 
 // countsOf is the set of counts.
@@ -230,55 +148,114 @@ type Confirmed struct {
 	Cancelled    *report.Cancelled
 }
 
-// Confirm is the confirmation stage (gate.Promising, gate.Confirm): the
-// plan's rows are re-run alone in a new order (seed), and each is decided
-// on the screen's and the fresh rounds pooled, Holm-adjusted over the
-// whole family, by judging the directory out again (Judge.Raw). The
-// re-run's raw files are confirm-base.txt and confirm-head.txt in out;
-// they exist whenever the run confirms, their first line the screen's
-// round count.
-func Confirm(ctx context.Context, sess *runner.Session, plan ConfirmPlan, out string, seed int64, j Judge) (Confirmed, error) {
-	c := Confirmed{Verdict: plan.Screen}
-	cf := Files{}
+// freshRounds is where the confirmation's fresh rounds go: the raw files
+// confirm-base.txt and confirm-head.txt of the run's directory, and a
+// copy in memory that each step is judged from.
+type freshRounds struct {
+	files Files
+	mem   [2]bytes.Buffer
+}
+
+// createFresh creates the confirmation's raw files in out, each starting
+// with the screen's round count the confirmation planned with.
+func createFresh(out string, screened int) (*freshRounds, error) {
+	f := &freshRounds{}
 	for i, name := range []string{shard.ConfirmBaseFile, shard.ConfirmHeadFile} {
-		f, err := safefile.Create(filepath.Join(out, name), 0o644)
+		file, err := safefile.Create(filepath.Join(out, name), 0o644)
 		if err != nil {
-			return c, err
+			f.close()
+			return nil, err
 		}
-		defer f.Close()
-		if _, err := fmt.Fprintf(f, "%s: %d\n", ScreenRoundsKey, plan.Screened); err != nil {
-			return c, err
+		f.files[i] = file
+		if _, err := fmt.Fprintf(f.writer(i), "%s: %d\n", ScreenRoundsKey, screened); err != nil {
+			f.close()
+			return nil, err
 		}
-		cf[i] = f
 	}
+	return f, nil
+}
+
+func (f *freshRounds) writer(i int) io.Writer { return io.MultiWriter(f.files[i], &f.mem[i]) }
+
+func (f *freshRounds) close() {
+	for _, file := range f.files {
+		if file != nil {
+			file.Close()
+		}
+	}
+}
+
+// judge judges every fresh round so far, with the failures of their runs.
+func (f *freshRounds) judge(j Judge, failures []gate.Failure) (gate.Verdict, error) {
+	files := [2]File{{Name: f.files[0].Name(), Data: f.mem[0].Bytes()}, {Name: f.files[1].Name(), Data: f.mem[1].Bytes()}}
+	return j.fresh(files, failures)
+}
+
+// Confirm is the confirmation stage: gate's procedure (gate.Confirmation)
+// on the screen, a verdict judged knowing that its promising rows get
+// fresh rounds (Policy.Screened), driven with the session's rounds. Each
+// step's rows are re-run in a new order (seed) into the raw files
+// confirm-base.txt and confirm-head.txt of out (their first line the
+// screen's round count, screened; they exist whenever the run confirms)
+// and judged from their copy in memory; the verdict is the procedure's,
+// which Judge.Raw recomputes from the directory. The re-run's failures go
+// to confirm-failures.json.
+func Confirm(ctx context.Context, sess *runner.Session, screen gate.Verdict, screened int, out string, seed int64, j Judge, progress io.Writer) (Confirmed, error) {
+	c := Confirmed{Verdict: screen}
+	fresh, err := createFresh(out, screened)
+	if err != nil {
+		return c, err
+	}
+	defer fresh.close()
+	proc := gate.NewConfirmation(screen)
+	rows, most := proc.Planned()
 	before := len(sess.Result().Failures)
-	if len(plan.Units) > 0 {
-		sess.Reseed(seed + 1)
-		if _, err := stages(ctx, sess, plan, out, cf, j); err != nil {
-			if ctx.Err() != nil {
-				c.Cancelled = &report.Cancelled{Confirmation: true}
-				return c, nil
-			}
-			return c, err
+	failures := func() []gate.Failure { return GateFailures(sess.Result().Failures[before:]) }
+	if len(rows) > 0 {
+		if progress != nil {
+			fmt.Fprintf(progress, "benchgate: confirming %d promising time row(s) with up to %d fresh interleaved rounds\n", len(rows), most)
 		}
-		c.Confirmation = &report.Confirmation{Rows: len(plan.Units), Rounds: plan.Fresh, PromisingP: gate.PromisingLevel(plan.Screen.Family, plan.Screen.Policy.Alpha)}
+		sess.Reseed(seed + 1)
+		units := unitsByID(sess.Units())
+		last := sess.Result().Rounds
+		for step, ok := proc.Next(); ok; step, ok = proc.Next() {
+			var us []runner.Unit
+			var counts []int
+			for i, k := range step.Keys {
+				if u, ok := units[k.Package+"."+k.Name]; ok {
+					us, counts = append(us, u), append(counts, step.Rounds[i])
+				}
+			}
+			if err := measureFresh(ctx, sess, us, counts, last+step.From, [2]io.Writer{fresh.writer(0), fresh.writer(1)}); err != nil {
+				if ctx.Err() != nil {
+					c.Cancelled = &report.Cancelled{Confirmation: true}
+					return c, nil
+				}
+				return c, err
+			}
+			v, err := fresh.judge(j, failures())
+			if err != nil {
+				return c, err
+			}
+			proc.Observe(v)
+		}
+		c.Confirmation = &report.Confirmation{Rows: len(rows), Rounds: most, PromisingP: gate.PromisingLevel(screen.Family, screen.Policy.Alpha)}
 	}
-	for _, f := range cf {
-		f.Close()
-	}
-	if err := WriteJSON(filepath.Join(out, ConfirmFailuresFile), NonNil(GateFailures(sess.Result().Failures[before:]))); err != nil {
+	fresh.close()
+	if err := WriteJSON(filepath.Join(out, ConfirmFailuresFile), NonNil(failures())); err != nil {
 		return c, err
 	}
-	in, err := ReadDir(out, out)
-	if err != nil {
-		return c, err
-	}
-	final, err := j.Raw(in)
-	if err != nil {
-		return c, err
-	}
-	c.Verdict = *final
+	c.Verdict = proc.Verdict()
 	return c, nil
+}
+
+// unitsByID is units by their IDs, the time rows' package + "." + name.
+func unitsByID(units []runner.Unit) map[string]runner.Unit {
+	out := map[string]runner.Unit{}
+	for _, u := range units {
+		out[u.ID()] = u
+	}
+	return out
 }
 
 // BothSides counts the units present on base and head.
