@@ -26,19 +26,37 @@ import (
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
-// machine is the audit's realistic machine model.
+// machine is the audit's realistic machine model, with a switching hog
+// and an order effect when asked for.
 type machine struct {
 	drift, rho    float64 // the state's stationary SD and per-process correlation
 	outP, outMean float64 // chance a process is slowed, and the mean slowdown
 	runs          int     // runs (pairs) per side per round
 	sLow, sHigh   float64 // per-process log SD, drawn per benchmark in [sLow, sHigh]
 	fixedPerRound float64 // when > 0: one run per round, normal, this per-round noise, no drift
+	// A CPU hog that switches on and off: its state flips between two
+	// processes with chance hogFlip; while it is on, a process shares its
+	// core with chance hogShare and then takes 1 + hogSlow·U(0.5, 1.5)
+	// times as long (a one-core hog on a two-core machine, on for a
+	// second and off for a second, against processes of about 20 ms).
+	hogFlip, hogShare, hogSlow float64
+	// order slows the second run of each pair (base and head back to
+	// back, in a random order) by this factor: an order effect, which
+	// the random order turns into noise of ±order per round when a
+	// round's runs are reduced by their median.
+	order float64
 }
 
 var realistic = machine{drift: 0.03, rho: 0.995, outP: 0.05, outMean: 0.3, runs: 5, sLow: 0.025, sHigh: 0.13}
 
+// hogged is the realistic machine, quieter between bursts (0.5–3 % per
+// process), under the switching hog of scripts/evidence.sh.
+var hogged = machine{drift: 0.03, rho: 0.995, outP: 0.02, outMean: 0.3, runs: 5, sLow: 0.005, sHigh: 0.03,
+	hogFlip: 0.02, hogShare: 0.3, hogSlow: 1}
+
 type simBench struct {
 	s, effect, state float64
+	hog              bool
 }
 
 // rounds draws rounds first..first+n-1 of b.
@@ -52,11 +70,19 @@ func (mc machine) rounds(rng *rand.Rand, b *simBench, first, n int) (base, head 
 		if rng.Float64() < mc.outP {
 			v *= 1 + rng.ExpFloat64()*mc.outMean
 		}
+		if mc.hogFlip > 0 {
+			if rng.Float64() < mc.hogFlip {
+				b.hog = !b.hog
+			}
+			if b.hog && rng.Float64() < mc.hogShare {
+				v *= 1 + mc.hogSlow*(0.5+rng.Float64())
+			}
+		}
 		return 1e-3 * v
 	}
 	for r := first; r < first+n; r++ {
 		for range max(1, mc.runs) {
-			vb, vh := next(), next()
+			vb, vh := next(), next()*(1+mc.order)
 			if rng.IntN(2) == 0 {
 				vb, vh = vh, vb
 			}

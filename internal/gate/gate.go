@@ -252,6 +252,11 @@ type Result struct {
 	// without a test. TooNoisy reports MDE > Threshold.
 	MDE      *float64
 	TooNoisy bool
+	// NotRerun is set on a promising time row that the confirmation did
+	// not re-run because it is too noisy to confirm: the fresh rounds
+	// its MDE counts (the most it could have had), beyond the screen's;
+	// 0 otherwise.
+	NotRerun int
 	// Interval is the change's confidence interval at the level one
 	// changed benchmark must reach in this verdict (1 − α/m under Holm or
 	// BH, less with looks): a simultaneous (Bonferroni) interval for the

@@ -83,8 +83,17 @@ func (c *Confirmation) Next() (Step, bool) {
 		}
 	case 1:
 		s.From = c.first + 1
+		rows := map[stats.Key]Result{}
+		for _, r := range c.screen.Results {
+			rows[r.Key] = r
+		}
+		fresh := map[stats.Key]Result{}
+		for _, r := range c.fresh.Results {
+			fresh[r.Key] = r
+		}
 		for _, k := range Continuing(c.screen, c.fresh) {
-			if n := c.plan[k] - c.first; n > 0 {
+			n := replanned(rows[k], fresh[k], c.first, c.screen.Policy, c.screen.Family) - c.first
+			if n > 0 {
 				s.Keys, s.Rounds = append(s.Keys, k), append(s.Rounds, n)
 			}
 		}

@@ -146,6 +146,7 @@ func jsonBenchmarkOf(r gate.Result) jsonBenchmark {
 		Reason:    jsonReasonOf(r.Reason, Plain(reasonSpans(r))),
 		Warnings:  []string{},
 		TooNoisy:  r.TooNoisy,
+		NotRerun:  r.NotRerun,
 		Suspect:   []jsonSuspicion{},
 	}
 	if r.Test != "" {
@@ -256,6 +257,7 @@ type jsonBenchmark struct {
 	MDE          *float64          `json:"mde"`
 	Interval     *jsonInterval     `json:"interval"`
 	TooNoisy     bool              `json:"too_noisy"`
+	NotRerun     int               `json:"not_rerun,omitempty"`
 	Status       string            `json:"status"`
 	Gated        bool              `json:"gated"`
 	Reason       jsonReason        `json:"reason"`

@@ -31,8 +31,14 @@ func reasonSpans(r gate.Result) []Span {
 		if r.Base != nil && r.Head != nil {
 			n = pooledRounds(r)
 		}
-		l.text("; too noisy to judge: changes under ").num(absPct1(*r.MDE)).text(" cannot be seen at this noise (").
-			num(absPct1(*r.Noise)).text(" per round, ").num(strconv.Itoa(n)).text(" rounds)")
+		if r.NotRerun > 0 {
+			// Not re-run: what the most fresh rounds could not show.
+			l.text("; too noisy to confirm: changes under ").num(absPct1(*r.MDE)).text(" cannot be seen at this noise (").
+				num(absPct1(*r.Noise)).text(" per round) even with ").num(strconv.Itoa(r.NotRerun)).text(" fresh rounds: not re-run")
+		} else {
+			l.text("; too noisy to judge: changes under ").num(absPct1(*r.MDE)).text(" cannot be seen at this noise (").
+				num(absPct1(*r.Noise)).text(" per round, ").num(strconv.Itoa(n)).text(" rounds)")
+		}
 	}
 	switch {
 	case r.Screen != nil:
