@@ -1,9 +1,9 @@
 package gate
 
-// The confirmation's cost and error rates on the exact code path
-// (pipeline.PlanConfirm and pipeline.Confirm: Judge with ConfirmRounds →
-// Promising → FreshRounds → each promising row's own fresh rounds →
-// Judge → Confirm), on the statistics audit's realistic machine: each
+// The confirmation's cost and error rates on the exact code path (the
+// Confirmation that pipeline.Confirm drives: Judge with Policy.Screened →
+// Promising → FreshRounds → each promising row's own fresh rounds in two
+// stages → Judge → Confirm), on the statistics audit's realistic machine: each
 // round runs 5 pairs of processes, base and head back to back in a random
 // order, reduced by the median; a process's time is exp(state + s·z) with
 // s drawn per benchmark in [2.5 %, 13 %] (2–10 % per round), a 5 % chance

@@ -60,6 +60,7 @@ func (j Judge) Raw(in Raw) (*gate.Verdict, error) {
 	screened := 0
 	if in.Confirmed {
 		screened = in.Screened
+		j.Policy.Family = max(j.Policy.Family, in.Family)
 	}
 	v, err := j.Screen(in, screened)
 	if err != nil || !in.Confirmed {

@@ -161,7 +161,7 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 	res := m.sess.Result()
 	meta.Run.Skipped = res.Skipped
 	screen := res.MeasureTime
-	o, err = judgeRun(ctx, p, ws, m.sess, ws.Rules.withIgnored(res.Ignored), o.Raw, m.manifest != nil, m.lane, o, env)
+	o, err = judgeRun(ctx, p, ws, m.sess, ws.Rules.withIgnored(res.Ignored), o.Raw, m.manifest, m.lane, o, env)
 	// The time the run took, taken last: the confirmation's fresh rounds
 	// and the explain pass's processes are part of what it cost.
 	res = m.sess.Result()
@@ -303,9 +303,14 @@ func measure(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, packages []
 // verdict reads is kept beside the raw files first (the failures, which
 // a shard's manifest has written, and the rules), so that `benchgate
 // compare DIR` judges them as this run does.
-func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, rl *Rules, out string, sharded bool, lane Lane, o Outcome, env Env) (Outcome, error) {
+func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, rl *Rules, out string, manifest *shard.Manifest, lane Lane, o Outcome, env Env) (Outcome, error) {
 	meta := &o.Meta
 	jd := p.Flags.Judge(rl)
+	sharded := manifest != nil
+	if sharded {
+		// A shard's rows are judged, and confirmed, in the suite's family.
+		jd.Policy.Family = manifest.Family
+	}
 	if !sharded {
 		if err := WriteJSON(filepath.Join(out, shard.FailuresFile), NonNil(GateFailures(sess.Result().Failures))); err != nil {
 			return o, err
@@ -319,7 +324,7 @@ func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, 
 		return o, errors.New(OneLine(err))
 	}
 	// Confirmation re-runs time rows: a run without timed rounds has none.
-	confirming := p.Confirm && p.Time && (!sharded || p.Shard.Count == 1) && !meta.Partial
+	confirming := p.Confirm && p.Time && !meta.Partial
 	screened := 0
 	if confirming {
 		screened = sess.Result().Rounds
@@ -418,6 +423,7 @@ func assign(units []runner.Unit, s shard.Spec, manifest *shard.Manifest, env Env
 	for _, u := range units {
 		manifest.All = append(manifest.All, u.ID())
 	}
+	manifest.Family = BothSides(units)
 	mine := shard.Assign(units, s)
 	for _, u := range mine {
 		manifest.Assigned = append(manifest.Assigned, u.ID())

@@ -106,10 +106,19 @@ func (j Judge) lookFiles(base, head string) (map[string]gate.Decision, error) {
 	return j.Look(in)
 }
 
+// measurer is what the confirmation needs of a measuring session: a
+// *runner.Session, or a test's replay of recorded rounds.
+type measurer interface {
+	Units() []runner.Unit
+	Result() *runner.Result
+	Reseed(seed int64)
+	Measure(ctx context.Context, units []runner.Unit, first, count int, baseOut, headOut io.Writer) error
+}
+
 // measureFresh runs units, unit i for counts[i] rounds: rounds first,
 // first+1, … hold every unit not yet done, so that a unit's fresh rounds
 // stay interleaved with the others' while they last.
-func measureFresh(ctx context.Context, sess *runner.Session, units []runner.Unit, counts []int, first int, w [2]io.Writer) error {
+func measureFresh(ctx context.Context, sess measurer, units []runner.Unit, counts []int, first int, w [2]io.Writer) error {
 	done := 0
 	for _, n := range slices.Sorted(maps.Keys(countsOf(counts))) {
 		if n <= 0 {
@@ -157,8 +166,9 @@ type freshRounds struct {
 }
 
 // createFresh creates the confirmation's raw files in out, each starting
-// with the screen's round count the confirmation planned with.
-func createFresh(out string, screened int) (*freshRounds, error) {
+// with the screen's round count the confirmation planned with and, for a
+// shard's, the suite's family (FamilyKey).
+func createFresh(out string, screened, family int) (*freshRounds, error) {
 	f := &freshRounds{}
 	for i, name := range []string{shard.ConfirmBaseFile, shard.ConfirmHeadFile} {
 		file, err := safefile.Create(filepath.Join(out, name), 0o644)
@@ -167,7 +177,11 @@ func createFresh(out string, screened int) (*freshRounds, error) {
 			return nil, err
 		}
 		f.files[i] = file
-		if _, err := fmt.Fprintf(f.writer(i), "%s: %d\n", ScreenRoundsKey, screened); err != nil {
+		header := fmt.Sprintf("%s: %d\n", ScreenRoundsKey, screened)
+		if family > 0 {
+			header += fmt.Sprintf("%s: %d\n", FamilyKey, family)
+		}
+		if _, err := io.WriteString(f.writer(i), header); err != nil {
 			f.close()
 			return nil, err
 		}
@@ -196,13 +210,14 @@ func (f *freshRounds) judge(j Judge, failures []gate.Failure) (gate.Verdict, err
 // fresh rounds (Policy.Screened), driven with the session's rounds. Each
 // step's rows are re-run in a new order (seed) into the raw files
 // confirm-base.txt and confirm-head.txt of out (their first line the
-// screen's round count, screened; they exist whenever the run confirms)
+// screen's round count, screened, then a shard's family; they exist
+// whenever the run confirms)
 // and judged from their copy in memory; the verdict is the procedure's,
 // which Judge.Raw recomputes from the directory. The re-run's failures go
 // to confirm-failures.json.
-func Confirm(ctx context.Context, sess *runner.Session, screen gate.Verdict, screened int, out string, seed int64, j Judge, progress io.Writer) (Confirmed, error) {
+func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened int, out string, seed int64, j Judge, progress io.Writer) (Confirmed, error) {
 	c := Confirmed{Verdict: screen}
-	fresh, err := createFresh(out, screened)
+	fresh, err := createFresh(out, screened, screen.Policy.Family)
 	if err != nil {
 		return c, err
 	}

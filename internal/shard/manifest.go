@@ -31,6 +31,10 @@ type Manifest struct {
 	All []string `json:"all"`
 	// Assigned are the IDs of the units this shard measured.
 	Assigned []string `json:"assigned"`
+	// Family is the number of the suite's units on both sides (its time
+	// rows): a shard judges and confirms its rows in the suite's family,
+	// so that the merged verdict decides them as a whole run does.
+	Family int `json:"family,omitempty"`
 	// Complete is set when every assigned unit ran every round: the shard
 	// was neither cancelled nor stopped by an error.
 	Complete bool   `json:"complete"`
