@@ -117,7 +117,7 @@ func (a *app) plan(j job) (pipeline.Plan, error) {
 			Packages: c.Packages, Bench: c.Bench, Count: c.Count, Benchtime: c.Benchtime,
 			Runs: c.Runs, CPU: c.CPU, Timeout: c.Timeout, Pin: c.Pin,
 		},
-		Seed: seed, MaxTime: c.MaxTime, Affected: c.Affected,
+		Seed: seed, MaxTime: c.MaxTime, Noise: a.recordedNoise(j), Affected: c.Affected,
 		Shard: c.Shard, PRHead: j.prHead, Tool: "benchgate " + Version, Settings: a.settings(),
 		Policy: src, Flags: a.flags(),
 	}, nil

@@ -69,6 +69,23 @@ func (a *app) readLedger() ([]ledger.Entry, error) {
 	return entries, nil
 }
 
+// recordedNoise is the per-round noise the ledger (--ledger, the
+// action's history) recorded for each benchmark on this kind of machine,
+// which plans the screen's rounds (gate.PlanScreen); nil without a ledger,
+// for a calibration, and when it cannot be read (a warning: the gate
+// does not depend on it).
+func (a *app) recordedNoise(j job) map[string]float64 {
+	if a.cfg.Ledger == "" || j.dest.calibrate {
+		return nil
+	}
+	entries, err := a.readLedger()
+	if err != nil {
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: no budget from the ledger: %v\n", err)
+		return nil
+	}
+	return ledger.Noise(entries, machine.Here("", a.environ()))
+}
+
 // trends are the ledger's history of the verdict's rows that gate or
 // changed, for the report; nil without --ledger or a ledger. A ledger
 // that cannot be read is a warning: the gate does not depend on it.

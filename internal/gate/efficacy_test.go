@@ -71,7 +71,7 @@ func efficacySuite(seed uint64, i, m, changed int, effect, noise, threshold, sha
 //	BENCHGATE_SIM=1 go test -run 'TestConfirmEfficacy' -v ./internal/gate/
 func TestConfirmEfficacy(t *testing.T) {
 	const m, changed = 20, 6
-	reps := simReps(t, 50)
+	reps := simReps(t, 30)
 	seed := uint64(0xeff1)
 	for _, noise := range []float64{0.04, 0.07} {
 		var runs [3]efficacyRun

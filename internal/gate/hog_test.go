@@ -117,9 +117,9 @@ func TestConfirmHog(t *testing.T) {
 		t.Parallel() // the design's variables are set only to measure before
 	}
 	for ci, c := range cells {
-		reps := simReps(t, 30)
+		reps := simReps(t, 20)
 		if c.effects == nil {
-			reps = simReps(t, 40)
+			reps = simReps(t, 30)
 		}
 		seed := 0x409 + uint64(ci)
 		o := hogCell(c.mc, 20, c.effects, c.n, c.threshold, reps, seed)

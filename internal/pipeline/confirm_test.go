@@ -235,3 +235,55 @@ func TestFamilyLine(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureScreenBudget: with a ledger's recorded noise the screen runs
+// each unit its own count, quiet ones fewer and noisy ones more, never
+// more unit-rounds than --count's; without a record, --count of every
+// unit.
+func TestMeasureScreenBudget(t *testing.T) {
+	dir := t.TempDir()
+	var raw Files
+	for i, name := range []string{shard.BaseFile, shard.HeadFile} {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		raw[i] = f
+	}
+	rp := newReplay(t, filepath.Join("testdata", "confirm"), 0)
+	noise := map[string]float64{}
+	for i, u := range rp.Units() {
+		name := strings.TrimPrefix(u.Name, "Benchmark") // the ledger's name: no -N suffix
+		noise[u.Package+"."+name] = []float64{0.003, 0.004, 0.09}[i%3]
+	}
+	p := Plan{Runner: runner.Options{Count: 10}, Noise: noise}
+	b, err := measureScreen(context.Background(), p, rp, raw, gate.DefaultPolicy(), Env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b == nil || b.Count != 10 || b.Fewer == 0 || b.More == 0 {
+		t.Fatalf("budget %+v: want fewer and more rounds than 10", b)
+	}
+	per := map[string]int{}
+	total := 0
+	for _, s := range rp.asked {
+		for _, id := range s.units {
+			per[id] += s.count
+			total += s.count
+		}
+	}
+	if total > 10*len(rp.Units()) {
+		t.Errorf("%d unit-rounds, more than --count's %d", total, 10*len(rp.Units()))
+	}
+	for i, u := range rp.Units() {
+		n := per[u.ID()]
+		if quiet := i%3 < 2; quiet && n >= 10 || !quiet && n <= 10 {
+			t.Errorf("%s (noise %v): %d rounds", u.ID(), noise[u.Package+"."+strings.TrimPrefix(u.Name, "Benchmark")], n)
+		}
+	}
+	rp = newReplay(t, filepath.Join("testdata", "confirm"), 0)
+	if b, err := measureScreen(context.Background(), Plan{Runner: runner.Options{Count: 10}}, rp, raw, gate.DefaultPolicy(), Env{}); err != nil || b != nil || len(rp.asked) != 1 || rp.asked[0].count != 10 {
+		t.Errorf("without a record: budget %+v, %v, Measure calls %+v; want one of 10 rounds", b, err, rp.asked)
+	}
+}

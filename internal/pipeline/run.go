@@ -327,12 +327,9 @@ func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, 
 	confirming := p.Confirm && p.Time && !meta.Partial
 	screened := 0
 	if confirming {
-		screened = sess.Result().Rounds
-		if p.MaxTime > 0 {
-			// An adaptive run's rounds follow its budget; --count sets
-			// the confirmation's, as it did before.
-			screened = min(screened, p.Runner.Count)
-		}
+		// An adaptive run's rounds follow its budget, a ledger's plan
+		// gives a noisy benchmark more: --count sets the confirmation's.
+		screened = min(sess.Result().Rounds, p.Runner.Count)
 	}
 	v, err := jd.Screen(in, screened)
 	if err != nil {
@@ -413,7 +410,9 @@ func timeLane(ctx context.Context, p Plan, sess *runner.Session, runErr error, r
 		meta.Count = sess.Result().Rounds
 		return err
 	default:
-		return sess.Measure(ctx, sess.Units(), 1, p.Runner.Count, raw[0], raw[1])
+		var err error
+		meta.Run.Budget, err = measureScreen(ctx, p, sess, raw, jd.Policy, env)
+		return err
 	}
 }
 

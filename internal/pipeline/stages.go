@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -138,6 +139,56 @@ func measureFresh(ctx context.Context, sess measurer, units []runner.Unit, count
 	return nil
 }
 
+// measureScreen runs the screen's rounds: --count of every unit, or, with the
+// noise a ledger recorded (Plan.Noise), each unit's own count
+// (gate.PlanScreen: quiet ones fewer, noisy ones more, no more rounds in
+// all), said up front with the benchmarks that cannot see their
+// threshold here. The counts are fixed before anything is measured: what
+// the ledger says moves rounds, never what the verdict decides.
+func measureScreen(ctx context.Context, p Plan, sess measurer, raw Files, pol gate.Policy, env Env) (*report.Budget, error) {
+	units := sess.Units()
+	w := [2]io.Writer{raw[0], raw[1]}
+	if len(p.Noise) == 0 {
+		return nil, sess.Measure(ctx, units, 1, p.Runner.Count, w[0], w[1])
+	}
+	rows := make([]gate.Recorded, len(units))
+	known := 0
+	for i, u := range units {
+		name := strings.TrimPrefix(u.ID(), u.Package+".")
+		rows[i] = gate.Recorded{Package: u.Package, Name: name, Noise: p.Noise[u.Package+"."+name]}
+		if rows[i].Noise == 0 {
+			// The ledger names a benchmark run at one GOMAXPROCS
+			// without its -N suffix.
+			rows[i].Noise = p.Noise[u.Package+"."+trimProcs(name)]
+		}
+		if rows[i].Noise > 0 {
+			known++
+		}
+	}
+	if known == 0 {
+		return nil, sess.Measure(ctx, units, 1, p.Runner.Count, w[0], w[1])
+	}
+	plan := gate.PlanScreen(p.Runner.Count, rows, pol)
+	b := &report.Budget{Count: p.Runner.Count, Fewer: plan.Fewer, More: plan.More, CannotSee: plan.CannotSee}
+	if env.Progress != nil {
+		fmt.Fprintf(env.Progress, "benchgate: ledger: %d benchmark(s) screened in fewer rounds than --count %d (quiet), %d in more (noisy)\n", plan.Fewer, p.Runner.Count, plan.More)
+		for _, u := range plan.CannotSee {
+			fmt.Fprintf(env.Progress, "benchgate: ledger: %s cannot see %.1f%% here (recorded noise %.1f%% per round)\n", u.Name, 100*u.Threshold, 100*u.Noise)
+		}
+	}
+	return b, measureFresh(ctx, sess, units, plan.Rounds, 1, w)
+}
+
+// trimProcs is a benchmark name without its -GOMAXPROCS suffix.
+func trimProcs(name string) string {
+	if i := strings.LastIndex(name, "-"); i > 0 {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			return name[:i]
+		}
+	}
+	return name
+}
+
 // countsOf is the set of counts.
 func countsOf(ns []int) map[int]bool {
 	set := map[int]bool{}
@@ -254,7 +305,10 @@ func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened i
 			}
 			proc.Observe(v)
 		}
-		c.Confirmation = &report.Confirmation{Rows: len(rows), Rounds: most, PromisingP: gate.PromisingLevel(screen.Family, screen.Policy.Alpha)}
+	}
+	if promising := len(gate.Promising(screen)); promising > 0 {
+		c.Confirmation = &report.Confirmation{Rows: len(rows), Rounds: most, PromisingP: gate.PromisingLevel(screen.Family, screen.Policy.Alpha),
+			TooNoisy: promising - len(rows)}
 	}
 	fresh.close()
 	if err := WriteJSON(filepath.Join(out, ConfirmFailuresFile), NonNil(failures())); err != nil {

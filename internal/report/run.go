@@ -40,7 +40,10 @@ type Run struct {
 	Skipped      []string
 	Timing       *Timing
 	Confirmation *Confirmation
-	Explain      *Explained
+	// Budget is the screen's rounds planned from the noise a ledger
+	// recorded (gate.PlanScreen); nil without a ledger's record.
+	Budget  *Budget
+	Explain *Explained
 	// Merged are the shards a merge judged together (merge).
 	Merged []MergedShard
 }
@@ -173,10 +176,22 @@ type Timing struct {
 	Calibrate, Warmup, Screen, Confirm, Explain, Work time.Duration
 }
 
-// Confirmation is the re-run of the promising time rows.
+// Confirmation is the re-run of the promising time rows; TooNoisy
+// counts the promising rows too noisy to confirm, not re-run.
 type Confirmation struct {
 	Rows, Rounds int
 	PromisingP   float64
+	TooNoisy     int
+}
+
+// Budget is the screen's rounds planned from recorded noise: how many
+// benchmarks got fewer rounds than Count and how many more, and those
+// that cannot see their threshold here (untrusted: the ledger's and the
+// change's names).
+type Budget struct {
+	Count       int
+	Fewer, More int
+	CannotSee   []gate.Unseen
 }
 
 // Lines words the facts, one line each, in the order a run learns them.
@@ -247,9 +262,20 @@ func (r Run) items() [][]Span {
 	if t := r.Timing; t != nil {
 		add(timingText(*t))
 	}
+	if b := r.Budget; b != nil {
+		add(fmt.Sprintf("budget from the ledger's recorded noise: %d benchmark(s) screened in fewer rounds than --count %d, %d in more, as many rounds in all or fewer", b.Fewer, b.Count, b.More))
+		for _, u := range b.CannotSee {
+			out = append(out, []Span{txt("cannot see "), numSpan(absPct1(u.Threshold)), txt(" here: "), prose(u.Name),
+				txt(" (recorded noise "), numSpan(absPct1(u.Noise)), txt(" per round: changes under "), numSpan(absPct1(u.MDE)), txt(" cannot be seen even with the most rounds it can get)")})
+		}
+	}
 	if c := r.Confirmation; c != nil {
-		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for up to %d fresh rounds (each as many as its noise needs) and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
-			c.Rows, c.PromisingP, c.Rounds))
+		line := fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for up to %d fresh rounds (each as many as its noise needs) and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+			c.Rows, c.PromisingP, c.Rounds)
+		if c.TooNoisy > 0 {
+			line += fmt.Sprintf("; %d too noisy to confirm, not re-run", c.TooNoisy)
+		}
+		add(line)
 	}
 	if len(r.Merged) > 0 {
 		add(mergedText(r.Merged))
@@ -398,6 +424,7 @@ type jsonRun struct {
 	Skipped      []string             `json:"skipped"`
 	Timing       *jsonTiming          `json:"timing,omitempty"`
 	Confirmation *jsonRunConfirmation `json:"confirmation,omitempty"`
+	Budget       *jsonBudget          `json:"budget,omitempty"`
 	Explain      *jsonExplained       `json:"explain,omitempty"`
 	Merged       []jsonMergedShard    `json:"merged"`
 }
@@ -475,6 +502,22 @@ type jsonRunConfirmation struct {
 	Rows       int     `json:"rows"`
 	Rounds     int     `json:"rounds"`
 	PromisingP float64 `json:"promising_p"`
+	TooNoisy   int     `json:"too_noisy"`
+}
+
+type jsonBudget struct {
+	Count     int          `json:"count"`
+	Fewer     int          `json:"fewer"`
+	More      int          `json:"more"`
+	CannotSee []jsonUnseen `json:"cannot_see"`
+}
+
+type jsonUnseen struct {
+	Package   string  `json:"package"`
+	Name      string  `json:"name"`
+	Noise     float64 `json:"noise"`
+	MDE       float64 `json:"mde"`
+	Threshold float64 `json:"threshold"`
 }
 
 type jsonExplained struct {
@@ -543,7 +586,13 @@ func (r Run) json() *jsonRun {
 			sec(t.Calibrate), sec(t.Warmup), sec(t.Screen), sec(t.Confirm), sec(t.Explain), sec(t.Work)}
 	}
 	if c := r.Confirmation; c != nil {
-		j.Confirmation = &jsonRunConfirmation{c.Rows, c.Rounds, c.PromisingP}
+		j.Confirmation = &jsonRunConfirmation{c.Rows, c.Rounds, c.PromisingP, c.TooNoisy}
+	}
+	if b := r.Budget; b != nil {
+		j.Budget = &jsonBudget{Count: b.Count, Fewer: b.Fewer, More: b.More, CannotSee: []jsonUnseen{}}
+		for _, u := range b.CannotSee {
+			j.Budget.CannotSee = append(j.Budget.CannotSee, jsonUnseen{u.Package, u.Name, u.Noise, u.MDE, u.Threshold})
+		}
 	}
 	if e := r.Explain; e != nil {
 		j.Explain = &jsonExplained{e.Instructions, e.Profiled, e.Allocs, e.CPU, sec(e.Elapsed), e.Kept, e.Cancelled, e.Skipped, e.Merged, []jsonExplainProblem{}}
