@@ -151,7 +151,7 @@ func ConfirmRounds(n, m int, p Policy) int {
 // rests on statistics the null's sign flips leave unchanged).
 //
 // The decision has two looks, α split between them ([efficacyShare]):
-// α₁ = α/20 after the first stage ([FirstFresh]), α₂ = α − α₁ at the end.
+// α₁ = α/4 after the first stage ([FirstFresh]), α₂ = α − α₁ at the end.
 // A promising row planned for more fresh rounds than the first stage's
 // that ran exactly the first stage's is decided there when its pooled
 // change is beyond the threshold, it passes the replication check, and
@@ -194,10 +194,11 @@ func ConfirmRounds(n, m int, p Policy) int {
 // p-value, which forcing a data-chosen few to 0 changes; with no proof
 // at hand, BH gets no efficacy stop. The paired test's floor limits the
 // first look: after 10 + 7 rounds its smallest p-value is 2/2¹⁷ =
-// 1.5·10⁻⁵, and Holm's first step at α = 0.01 is α₁/m = 5·10⁻⁴/m, so a
-// suite of more than 32 time rows at the default rounds has no efficacy
-// stop (its confirmation runs as before, at α₂ = 0.95α), and in one of
-// 20 a row stops only when all 17 rounds point the same way. In
+// 1.5·10⁻⁵, and Holm's first step at α = 0.01 is α₁/m = 2.5·10⁻³/m, so a
+// suite of more than 163 time rows at the default rounds has no efficacy
+// stop (its confirmation runs as before, at α₂ = 0.75α), and in one of
+// 20 a row stops when the rounds against it are its two or three
+// smallest ([efficacyShare]). In
 // simulation (TestSimPromisingZone, TestConfirmCost) the rate stays at or
 // below α while the power is 2–8× that of "screen AND confirm, each at
 // α" (statistics audit: 0.72 against 0.185 at +10 % with 10 % noise).
