@@ -101,7 +101,7 @@ func TestBadInput(t *testing.T) {
 		{"action: shard 3/2", repo, []string{"action"}, merge(action, map[string]string{"INPUT_SHARD": "3/2"}), `input shard: "3/2": shard index must be between 1 and 2`},
 		{"action: malformed event file", repo, []string{"action"}, action, `GITHUB_EVENT_PATH`},
 		{"action: pull_request_target", repo, []string{"action"}, merge(action, map[string]string{"GITHUB_EVENT_NAME": "pull_request_target"}), `pull_request_target`},
-		{"action: issue_comment without the opt-in", repo, []string{"action"}, merge(action, map[string]string{"GITHUB_EVENT_NAME": "issue_comment", "INPUT_BASE": "main"}), `refusing to run on issue_comment without allow-privileged-events: true`},
+		{"action: issue_comment without the opt-in", repo, []string{"action"}, merge(action, map[string]string{"GITHUB_EVENT_NAME": "issue_comment", "INPUT_ARGS": "--base main"}), `refusing to run on issue_comment without allow-privileged-events: true`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -60,6 +60,11 @@ func (a *app) action(ctx context.Context) int {
 		return fail(ExitUsage, "%v", err)
 	}
 	a.cfg = cfg
+	if msg := report.DeprecatedText(act.Deprecated); msg != "" {
+		// Also in the job summary (conclude).
+		_ = gh.Annotate(github.Warning, "", 0, "benchgate", msg)
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
+	}
 	ws := getenv("GITHUB_WORKSPACE")
 	if ws == "" {
 		ws = a.env.Dir

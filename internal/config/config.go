@@ -33,7 +33,7 @@ import (
 
 // Config is everything one benchgate invocation needs.
 type Config struct {
-	Command string // "run", "compare", "merge", "demo", "calibrate", "bisect", "history" or "action"
+	Command string // a command of the commands table: "run", "compare", …, "action", "version"
 
 	// What to measure (run).
 	Base, Head string
@@ -120,6 +120,9 @@ type Config struct {
 	// CompareDir is compare's one argument instead: a run's --out
 	// directory, judged with its kept rules as the run judged it.
 	CompareDir string
+
+	// Action holds the settings only the action has (FromInputs).
+	Action Action
 }
 
 // given records that the flag or input name was given explicitly.
@@ -202,18 +205,12 @@ func (c *Config) measureConflict() string {
 	return ""
 }
 
-// ledgerConflict checks the ledger flags and --format html against the
-// command, naming the flag.
+// ledgerConflict checks the ledger flags against the command, naming the
+// flag.
 func (c *Config) ledgerConflict(pos []string) error {
 	switch {
-	case c.Format == FormatHTML && c.Command != "history":
-		return usagef("--format html: only history writes a page; %s writes text, markdown or json", c.Command)
-	case c.Record && c.Command != "run":
-		return usagef("--record: only run records into a ledger")
 	case c.Record && c.Ledger == "":
 		return usagef("--record needs --ledger FILE: the ledger to append to")
-	case c.Since != "" && c.Command != "history":
-		return usagef("--since: only history takes it")
 	case c.Command == "history" && c.Ledger == "":
 		return usagef("history needs --ledger FILE: the ledger of paired changes to read")
 	case c.Command == "history" && len(pos) > 0:
@@ -269,38 +266,63 @@ func Defaults() Config {
 	}
 }
 
-// Parse reads args (without the program name).
+// HelpError is a request for help (-h, --help, help): benchgate's, or
+// the command's (UsageOf). It is flag.ErrHelp to errors.Is.
+type HelpError struct{ Command string }
+
+func (e *HelpError) Error() string        { return "help requested" }
+func (e *HelpError) Is(target error) bool { return target == flag.ErrHelp }
+
+// Parse reads args (without the program name). Each command takes its
+// own flags (flagsOf): a flag of another command is refused, naming both.
 func Parse(args []string) (*Config, error) {
 	if len(args) == 0 {
-		return nil, usagef("no command given: want run, compare, merge, demo, calibrate, bisect or history (benchgate -h for help)")
+		return nil, usagef("no command given: want %s (benchgate -h for help)", commandNames())
 	}
 	c := Defaults()
 	c.Command = args[0]
 	switch c.Command {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			if _, ok := commandNamed(args[1]); ok {
+				return nil, &HelpError{Command: args[1]}
+			}
+		}
+		return nil, &HelpError{}
+	case "--version", "-version", "version":
+		if len(args) > 1 {
+			return nil, usagef("version takes no arguments; got %q", args[1])
+		}
+		return &Config{Command: "version"}, nil
 	case "action":
 		if len(args) > 1 {
-			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions")
+			if isHelp(args[1]) {
+				return nil, &HelpError{Command: "action"}
+			}
+			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions; its flags go in the args input")
 		}
 		return &Config{Command: "action"}, nil
-	case "run", "compare", "merge", "demo", "calibrate", "bisect", "history":
-	case "-h", "-help", "--help", "help":
-		return nil, flag.ErrHelp
-	default:
-		return nil, usagef("unknown command %q: want run, compare, merge, demo, calibrate, bisect or history", c.Command)
+	}
+	if _, ok := commandNamed(c.Command); !ok {
+		msg := fmt.Sprintf("unknown command %q: want %s", c.Command, commandNames())
+		if strings.HasPrefix(c.Command, "-") {
+			msg = fmt.Sprintf("%s comes before a command: want %s, then its flags", c.Command, commandNames())
+		}
+		return nil, usagef("%s", msg)
 	}
 	fs := flag.NewFlagSet("benchgate "+c.Command, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	raw := map[string]string{}
-	register(fs, &c, raw)
+	register(fs, flagsOf(c.Command), &c, raw)
 
 	var pos []string
 	rest := args[1:]
 	for {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				return nil, &HelpError{Command: c.Command}
 			}
-			return nil, flagError(err)
+			return nil, flagError(c.Command, err)
 		}
 		rest = fs.Args()
 		if len(rest) == 0 {
@@ -370,9 +392,6 @@ func Parse(args []string) (*Config, error) {
 		if c.Rev == "" {
 			return nil, usagef("--rev must not be empty")
 		}
-		if len(c.Measure) != 1 || c.Measure[0] != LaneTime {
-			return nil, usagef("--measure %s: calibrate measures the noise of the time lane only", strings.Join(c.Measure, ","))
-		}
 		if len(pos) > 0 {
 			c.Packages = pos
 		}
@@ -388,15 +407,26 @@ func Parse(args []string) (*Config, error) {
 	return &c, nil
 }
 
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
 // flagError rewrites the flag package's messages to name the flag the way
-// users type it.
-func flagError(err error) error {
+// users type it, and the command: a flag of another command is named as
+// one; an unknown one gets the nearest flag of the command, if one is
+// near.
+func flagError(command string, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return usagef("unknown flag --%s (benchgate -h lists the flags)", name)
+		name = strings.TrimPrefix(name, "-")
+		return usagef("%s", unknownFlag(command, name))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return usagef("--%s needs a value", name)
+		return usagef("%s needs a value", dashes(name))
 	}
 	// invalid value "x" for flag -count: reason
 	// invalid boolean value "x" for -confirm: reason
@@ -405,11 +435,79 @@ func flagError(err error) error {
 			if i := strings.Index(rest, p[1]); i >= 0 {
 				val := rest[:i]
 				name, reason, _ := strings.Cut(rest[i+len(p[1]):], ": ")
-				return usagef("--%s %s: %s", name, val, reason)
+				return usagef("%s %s: %s", dashes(name), val, reason)
 			}
 		}
 	}
 	return usagef("%s", msg)
+}
+
+// unknownFlag says why the command does not take --name: it is another
+// command's, or nobody's (with the nearest of the command's flags).
+func unknownFlag(command, name string) string {
+	flagName, _, _ := strings.Cut(name, "=")
+	for _, f := range Flags {
+		if f.Flag != flagName {
+			continue
+		}
+		var others []string
+		for _, o := range f.Commands {
+			if o != "action" {
+				others = append(others, o)
+			}
+		}
+		return fmt.Sprintf("%s does not apply to %s (a flag of %s; benchgate %s -h lists %s's flags)",
+			dashes(flagName), command, strings.Join(others, ", "), command, command)
+	}
+	var names []string
+	for _, f := range flagsOf(command) {
+		names = append(names, f.Flag)
+	}
+	if near := nearest(flagName, names); near != "" {
+		return fmt.Sprintf("unknown flag %s: did you mean %s? (benchgate %s -h lists its flags)", dashes(flagName), dashes(near), command)
+	}
+	return fmt.Sprintf("unknown flag %s (benchgate %s -h lists its flags)", dashes(flagName), command)
+}
+
+// nearest returns the word of words closest to w in edits, if it is near
+// enough to be a typo of it (at most 2 edits, and fewer than half of w),
+// or "".
+func nearest(w string, words []string) string {
+	best, bestD := "", 3
+	for _, c := range words {
+		d := editDistance(strings.ToLower(w), strings.ToLower(c))
+		if d < bestD && 2*d < len(w) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Damerau–Levenshtein distance of a and b (optimal
+// string alignment: a swap of two neighbours is one edit).
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range rb {
+		d[0][j+1] = j + 1
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
 }
 
 // envList adds the --env names (or NAME=VALUE) in s, separated by commas or
@@ -499,8 +597,22 @@ func estimator(s string, dst *stats.Estimator) error {
 	return oneOf(s, dst, stats.Median, stats.Min, stats.P25, stats.Mean)
 }
 
-func format(s string, dst *Format) error {
-	return oneOf(s, dst, FormatText, FormatMarkdown, FormatJSON, FormatHTML)
+// format reads --format: the values depend on the command (history also
+// writes a page, bisect a table or JSON).
+func format(c *Config, s string) error {
+	switch c.Command {
+	case "history":
+		return oneOf(s, &c.Format, FormatText, FormatMarkdown, FormatJSON, FormatHTML)
+	case "bisect":
+		return oneOf(s, &c.Format, FormatText, FormatJSON)
+	}
+	if err := oneOf(s, &c.Format, FormatText, FormatMarkdown, FormatJSON); err != nil {
+		if strings.TrimSpace(s) == string(FormatHTML) {
+			return fmt.Errorf("%v (html is history's page only)", err)
+		}
+		return err
+	}
+	return nil
 }
 
 func correction(s string, dst *gate.Correction) error {
@@ -654,10 +766,6 @@ func (c *Config) bisectFlags(pos []string) error {
 		return usagef("--resolution must be more than 0%%")
 	case c.MaxCount < c.Count && c.Given["max-count"]:
 		return usagef("--max-count %d is less than --count %d", c.MaxCount, c.Count)
-	case c.MaxTime > 0:
-		return usagef("--max-time: bisect takes --count and --max-count rounds per step")
-	case !c.Shard.IsZero():
-		return usagef("--shard: bisect measures the whole suite")
 	}
 	c.MaxCount = max(c.MaxCount, c.Count)
 	if len(pos) > 0 {
