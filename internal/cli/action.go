@@ -61,7 +61,7 @@ func (a *app) action(ctx context.Context) int {
 	}
 	a.cfg = cfg
 	if msg := report.DeprecatedText(act.Deprecated); msg != "" {
-		// Also in the job summary (conclude).
+		// Also in the job summary (publish).
 		_ = gh.Annotate(github.Warning, "", 0, "benchgate", msg)
 		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
 	}
@@ -414,6 +414,7 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 	}
 	meta := o.meta
 	meta.Notes = append(meta.Notes, notes...)
+	meta.Run.Deprecated = act.Deprecated // the summary's, not the pull request's
 	summary := report.Markdown(v, meta, report.Options{MaxChars: github.MaxStepSummary - 4096})
 	if err := gh.StepSummary(summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
 		warn("job summary: %v", err)
