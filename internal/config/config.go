@@ -463,51 +463,10 @@ func unknownFlag(command, name string) string {
 	for _, f := range flagsOf(command) {
 		names = append(names, f.Flag)
 	}
-	if near := nearest(flagName, names); near != "" {
+	if near := policy.Suggest(flagName, names); near != "" {
 		return fmt.Sprintf("unknown flag %s: did you mean %s? (benchgate %s -h lists its flags)", dashes(flagName), dashes(near), command)
 	}
 	return fmt.Sprintf("unknown flag %s (benchgate %s -h lists its flags)", dashes(flagName), command)
-}
-
-// nearest returns the word of words closest to w in edits, if it is near
-// enough to be a typo of it (at most 2 edits, and fewer than half of w),
-// or "".
-func nearest(w string, words []string) string {
-	best, bestD := "", 3
-	for _, c := range words {
-		d := editDistance(strings.ToLower(w), strings.ToLower(c))
-		if d < bestD && 2*d < len(w) {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Damerau–Levenshtein distance of a and b (optimal
-// string alignment: a swap of two neighbours is one edit).
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range rb {
-		d[0][j+1] = j + 1
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // envList adds the --env names (or NAME=VALUE) in s, separated by commas or

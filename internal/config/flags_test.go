@@ -206,14 +206,6 @@ func TestFlagOfAnotherCommand(t *testing.T) {
 			t.Errorf("Parse(%q) = %v, want one usage line containing %q", tc.args, err, tc.want)
 		}
 	}
-	if got := nearest("x", []string{"C"}); got != "" {
-		t.Errorf("nearest(x) = %q: a one-letter word is no typo of another", got)
-	}
-	for a, b := range map[string]string{"treshold": "threshold", "threshhold": "threshold", "bnech": "bench", "bench": "bench", "alpah": "alpha"} {
-		if d := editDistance(a, b); d > 1 {
-			t.Errorf("editDistance(%q, %q) = %d, want ≤ 1", a, b, d)
-		}
-	}
 }
 
 // version and --version are a command of their own; help for a command

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/report"
 )
 
@@ -296,7 +297,7 @@ func argsFlagError(err error) string {
 			names = append(names, f.Flag)
 		}
 	}
-	if near := nearest(name, names); near != "" {
+	if near := policy.Suggest(name, names); near != "" {
 		return fmt.Sprintf("unknown flag %s: did you mean %s? (benchgate action -h lists the flags args takes)", dashes(name), dashes(near))
 	}
 	return fmt.Sprintf("unknown flag %s (benchgate action -h lists the flags args takes)", dashes(name))
