@@ -107,9 +107,21 @@ say what replaces each.
 | old input | now |
 |---|---|
 `)
+	// The old inputs that the policy file's top level also sets.
+	inPolicy := map[string]string{"alpha": "alpha: P", "fail-on": "fail-on: LIST", "instructions-threshold": "instructions: {threshold: PCT}"}
 	for _, s := range Settings {
 		if s.Input == "" && s.appliesTo("action") {
-			fmt.Fprintf(&b, "| `%s` | `args: %s` |\n", s.Flag, s.Spelling())
+			now := "`args: " + s.Spelling() + "`"
+			switch {
+			case s.Arg == "":
+				now = "`args: --" + s.Flag + "=true|false`"
+			case s.Flag == "env":
+				now = "`args: --env NAME=VALUE`"
+			}
+			if k, ok := inPolicy[s.Flag]; ok {
+				now += ", or `" + k + "` in .benchgate.yml"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s |\n", s.Flag, cell(now))
 		}
 	}
 	b.WriteString("| `history: true`, `history-branch: NAME` | `history: NAME` (default name `" + defaultHistoryBranch + "`); `history: false`: leave it out |\n")
