@@ -291,6 +291,9 @@ func Parse(args []string) (*Config, error) {
 		return nil, &HelpError{}
 	case "--version", "-version", "version":
 		if len(args) > 1 {
+			if isHelp(args[1]) {
+				return nil, &HelpError{Command: "version"}
+			}
 			return nil, usagef("version takes no arguments; got %q", args[1])
 		}
 		return &Config{Command: "version"}, nil
@@ -399,9 +402,10 @@ func Parse(args []string) (*Config, error) {
 		if err := c.bisectFlags(pos); err != nil {
 			return nil, err
 		}
-	case "demo":
+	default:
+		// demo, and a command without arguments of its own.
 		if len(pos) > 0 {
-			return nil, usagef("demo takes no arguments; got %q", pos[0])
+			return nil, usagef("%s takes no arguments; got %q", c.Command, pos[0])
 		}
 	}
 	return &c, nil

@@ -27,7 +27,7 @@ var commands = []command{
 	{name: "history", synopses: []string{"benchgate history --ledger FILE [--since REV|DATE] [flags]"}, help: "levels, merges and creeps from a ledger of paired changes"},
 	{name: "demo", synopses: []string{"benchgate demo"}, help: "the whole pipeline on an embedded example"},
 	{name: "action", synopses: []string{"benchgate action"}, help: "the GitHub Action: reads its inputs (INPUT_*) and the event (GITHUB_*)"},
-	{name: "version", synopses: []string{"benchgate version", "benchgate --version"}, help: "benchgate's version, from the build"},
+	{name: "version", synopses: []string{"benchgate version", "benchgate --version"}, help: "the version of benchgate, from the build"},
 }
 
 // commandNamed returns the command called name.
