@@ -125,7 +125,7 @@ func TestBadInput(t *testing.T) {
 		{"action: a trust setting in args", repo, []string{"action"}, merge(action, map[string]string{"INPUT_ARGS": "--accept-trailers"}), `input args: --accept-trailers is a trust setting: set it with the input accept-trailers`},
 		{"action: a flag that does not apply", repo, []string{"action"}, merge(action, map[string]string{"INPUT_ARGS": "--json r.json"}), `input args: --json does not apply in the action`},
 		{"action: a shell expansion in args", repo, []string{"action"}, merge(action, map[string]string{"INPUT_ARGS": "--bench $(id)"}), `input args: $(… would be expanded by a shell; args expands nothing`},
-		{"a flag of another command", work, []string{"compare", "ok.txt", "ok.txt", "--count", "5"}, nil, `--count does not apply to compare (a flag of run, calibrate, bisect; benchgate compare -h lists compare's flags)`},
+		{"a flag of another command", work, []string{"compare", "ok.txt", "ok.txt", "--count", "5"}, nil, `--count does not apply to compare (a flag of run, calibrate, bisect, gitlab; benchgate compare -h lists compare's flags)`},
 		{"a typo in a flag", repo, []string{"run", "--base", "HEAD~1", "--treshold", "5%"}, nil, `unknown flag --treshold: did you mean --threshold?`},
 		{"action: malformed event file", repo, []string{"action"}, action, `GITHUB_EVENT_PATH`},
 		{"action: pull_request_target", repo, []string{"action"}, merge(action, map[string]string{"GITHUB_EVENT_NAME": "pull_request_target"}), `pull_request_target`},

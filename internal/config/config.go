@@ -123,6 +123,9 @@ type Config struct {
 
 	// Action holds the settings only the action has (FromInputs).
 	Action Action
+
+	// GitLab is what only benchgate gitlab has (gitlab.go).
+	GitLab GitLabSettings
 }
 
 // given records that the flag or input name was given explicitly.
@@ -263,6 +266,8 @@ func Defaults() Config {
 		Policy:     ".benchgate.yml",
 
 		InstructionsThreshold: 0.01,
+
+		GitLab: GitLabSettings{JUnit: GitLabJUnit, CodeQuality: GitLabCodeQuality, Note: "always", NoteKey: "benchgate"},
 	}
 }
 
@@ -400,6 +405,10 @@ func Parse(args []string) (*Config, error) {
 		}
 	case "bisect":
 		if err := c.bisectFlags(pos); err != nil {
+			return nil, err
+		}
+	case "gitlab":
+		if err := c.gitlabFlags(pos, raw); err != nil {
 			return nil, err
 		}
 	default:

@@ -25,6 +25,7 @@ var commands = []command{
 	{name: "calibrate", synopses: []string{"benchgate calibrate [--rev REV] [flags] [packages]"}, help: "A/A run: this machine's noise floor, recommended settings"},
 	{name: "bisect", synopses: []string{"benchgate bisect --good REV [--bad REV] [flags] [packages]"}, help: "the commits between good and bad (first parents) where benchmarks changed, largest first"},
 	{name: "history", synopses: []string{"benchgate history --ledger FILE [--since REV|DATE] [flags]"}, help: "levels, merges and creeps from a ledger of paired changes"},
+	{name: "gitlab", synopses: []string{"benchgate gitlab [flags] [packages]"}, help: "a GitLab CI job: the commits from CI_* variables, one merge request note, JUnit and Code Quality reports (docs/gitlab.md)"},
 	{name: "demo", synopses: []string{"benchgate demo"}, help: "the whole pipeline on an embedded example"},
 	{name: "action", synopses: []string{"benchgate action"}, help: "the GitHub Action: reads its inputs (INPUT_*) and the event (GITHUB_*)"},
 	{name: "version", synopses: []string{"benchgate version", "benchgate --version"}, help: "the version of benchgate, from the build"},
@@ -178,8 +179,9 @@ func commandUsage(c command, width int) string {
 				first = false
 			}
 			help := f.HelpOf(c.name)
-			// The action's head comes from the event (its help says how).
-			if f.Default != "" && !(c.name == "action" && f.Flag == "head") {
+			// The action's and gitlab's head come from the event (their
+			// help says how).
+			if f.Default != "" && !((c.name == "action" || c.name == "gitlab") && f.Flag == "head") {
 				help += " (default " + f.Default + ")"
 			}
 			b.WriteString(flagLine(f.Spelling(), help, width))

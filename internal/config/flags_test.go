@@ -189,7 +189,7 @@ func TestFlagOfAnotherCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"compare", "a.txt", "b.txt", "--count", "5"}, "--count does not apply to compare (a flag of run, calibrate, bisect; benchgate compare -h lists compare's flags)"},
+		{[]string{"compare", "a.txt", "b.txt", "--count", "5"}, "--count does not apply to compare (a flag of run, calibrate, bisect, gitlab; benchgate compare -h lists compare's flags)"},
 		{[]string{"compare", "a.txt", "b.txt", "--base", "main"}, "--base does not apply to compare"},
 		{[]string{"compare", "a.txt", "b.txt", "--count=5"}, "--count does not apply to compare"},
 		{[]string{"history", "--ledger", "l", "--bench", "X"}, "--bench does not apply to history"},

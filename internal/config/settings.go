@@ -63,15 +63,16 @@ var groupTitles = [...]string{"what to measure", "how to decide", "output", "CI"
 
 // The commands that share flags.
 var (
-	runOnly    = []string{"run", "action"}
-	measuring  = []string{"run", "calibrate", "bisect", "action"}
-	local      = []string{"run", "calibrate", "bisect"} // the local checkout's commands
+	runOnly    = []string{"run", "action", "gitlab"} // run, the action, and gitlab: a run in a GitLab CI job
+	measuring  = []string{"run", "calibrate", "bisect", "action", "gitlab"}
+	local      = []string{"run", "calibrate", "bisect", "gitlab"} // the commands that run where the user or the job is
 	bisecting  = []string{"bisect"}
-	judging    = []string{"run", "compare", "merge", "action"}
-	noise      = []string{"run", "compare", "merge", "calibrate", "bisect", "action"} // judging, and calibrate's recommendation
-	reporting  = []string{"run", "compare", "merge", "calibrate"}
-	ledgered   = []string{"run", "compare", "merge", "history"} // --ledger: run records, all read it for trends
+	judging    = []string{"run", "compare", "merge", "action", "gitlab"}
+	noise      = []string{"run", "compare", "merge", "calibrate", "bisect", "action", "gitlab"} // judging, and calibrate's recommendation
+	reporting  = []string{"run", "compare", "merge", "calibrate", "gitlab"}
+	ledgered   = []string{"run", "compare", "merge", "history", "gitlab"} // --ledger: run records, all read it for trends
 	actionOnly = []string{"action"}
+	gitlabOnly = []string{"gitlab"}
 )
 
 // Settings are benchgate's flags and action inputs: the action's own
@@ -101,13 +102,19 @@ var Settings = []Setting{
 		Help: "run benchmarks on events that give the code benchgate runs a read/write token and the repository's secrets although people without write access can start them: pull_request_target, workflow_run, issue_comment and every event other than push, pull_request (and its reviews), merge_group, workflow_dispatch, repository_dispatch, schedule, release, create, delete and deployment; refused unless true: set it only if every revision benchmarked there is trusted; mode merge (which runs no code) needs no opt-in"},
 
 	{Flag: "base", Arg: "REV", Commands: runOnly, Group: GroupMeasure,
-		Help:    "base revision (branch, tag or commit); run requires it",
-		HelpFor: map[string]string{"action": "base revision (branch, tag or commit); by default from the event: the first parent of the test merge commit for pull_request, before for push, base_sha for merge_group; required for other events"},
-		set:     func(c *Config, s string) error { c.Base = s; return nil }},
+		Help: "base revision (branch, tag or commit); run requires it",
+		HelpFor: map[string]string{
+			"action": "base revision (branch, tag or commit); by default from the event: the first parent of the test merge commit for pull_request, before for push, base_sha for merge_group; required for other events",
+			"gitlab": "base revision (branch, tag or commit); by default from the pipeline: the merge request's diff base, a push's before; required for other pipelines (docs/gitlab.md)",
+		},
+		set: func(c *Config, s string) error { c.Base = s; return nil }},
 	{Flag: "head", Arg: "REV", Commands: runOnly, Default: "HEAD", Group: GroupMeasure,
-		Help:    "head revision (branch, tag or commit)",
-		HelpFor: map[string]string{"action": "head revision (branch, tag or commit); by default from the event: the test merge commit (GITHUB_SHA) for pull_request, after for push, head_sha for merge_group, else GITHUB_SHA"},
-		set:     func(c *Config, s string) error { c.Head = s; return nil }},
+		Help: "head revision (branch, tag or commit)",
+		HelpFor: map[string]string{
+			"action": "head revision (branch, tag or commit); by default from the event: the test merge commit (GITHUB_SHA) for pull_request, after for push, head_sha for merge_group, else GITHUB_SHA",
+			"gitlab": "head revision (branch, tag or commit); by default from the pipeline (CI_COMMIT_SHA; docs/gitlab.md)",
+		},
+		set: func(c *Config, s string) error { c.Head = s; return nil }},
 	{Flag: "packages", Arg: "LIST", Commands: measuring, Default: "./...", Input: "packages", InputDefault: "./...", Group: GroupMeasure,
 		Help:    `package patterns (separated by spaces or commas), or "affected": only packages whose code or dependencies changed between base and head, among the positional packages`,
 		HelpFor: map[string]string{"action": `package patterns (separated by spaces or commas), relative to working-directory, or "affected": only packages whose code or dependencies changed between base and head`},
@@ -163,7 +170,7 @@ var Settings = []Setting{
 		Help:    "run in DIR instead of the current directory",
 		HelpFor: map[string]string{"history": "the repository in which --since resolves a revision (default: the current directory)"},
 		set:     func(c *Config, s string) error { c.Dir = s; return nil }},
-	{Flag: "allow-same", Commands: []string{"run"}, Default: "false", Group: GroupMeasure,
+	{Flag: "allow-same", Commands: []string{"run", "gitlab"}, Default: "false", Group: GroupMeasure,
 		Help: "allow base and head to be the same commit (an A/A run)",
 		set:  boolSetter(func(c *Config, b bool) { c.AllowSame = b })},
 
@@ -186,7 +193,7 @@ var Settings = []Setting{
 		Help:    `the per-benchmark policy file (thresholds, allowances, ignored and required benchmarks; docs/policy.md), relative to the module's directory; run reads it from the base commit, so that a pull request cannot loosen its own gate; "none" for none`,
 		HelpFor: map[string]string{"compare": `the per-benchmark policy file (thresholds, allowances, ignored and required benchmarks; docs/policy.md); "none" for none`, "merge": `the per-benchmark policy file (thresholds, allowances, ignored and required benchmarks; docs/policy.md); "none" for none`},
 		set:     func(c *Config, s string) error { c.Policy = s; return nil }},
-	{Flag: "accept", Arg: "REGEX", Commands: []string{"run", "compare", "merge"}, Group: GroupDecide,
+	{Flag: "accept", Arg: "REGEX", Commands: []string{"run", "compare", "merge", "gitlab"}, Group: GroupDecide,
 		Help: "accept regressions of the benchmarks matching REGEX on purpose, like a Benchgate-Accept trailer in head's commit message: reported, not gated (repeatable)",
 		set:  accept},
 	{Flag: "accept-trailers", Commands: runOnly, Default: "false", Input: "accept-trailers", InputDefault: "false", Trust: true, Group: GroupDecide,
@@ -222,6 +229,12 @@ var Settings = []Setting{
 	{Flag: "markdown", Arg: "FILE", Commands: reporting, Group: GroupOutput,
 		Help: "write the Markdown report to FILE",
 		set:  func(c *Config, s string) error { c.Markdown = s; return nil }},
+	{Flag: "junit", Arg: "FILE", Commands: gitlabOnly, Default: GitLabJUnit, Group: GroupOutput,
+		Help: `write the JUnit XML report the merge request's test summary shows (a failed test case per row that fails the gate, a passed one per other row) to FILE; "" for none`,
+		set:  func(c *Config, s string) error { c.GitLab.JUnit = s; return nil }},
+	{Flag: "codequality", Arg: "FILE", Commands: gitlabOnly, Default: GitLabCodeQuality, Group: GroupOutput,
+		Help: `write the Code Quality report the merge request shows (each regression at its benchmark function's file and line) to FILE; "" for none`,
+		set:  func(c *Config, s string) error { c.GitLab.CodeQuality = s; return nil }},
 	{Flag: "explain", Commands: runOnly, Default: "true", Group: GroupOutput,
 		Help: "profile the changed benchmarks after the verdict and show under each regression where the change comes from: allocation sites, the functions that got slower; false skips it",
 		set:  boolSetter(func(c *Config, b bool) { c.Explain = b })},
@@ -239,7 +252,7 @@ var Settings = []Setting{
 		Help: "text report on a terminal: every layer (each row's statistics, why and command; every section), as in a pipe",
 		set:  boolSetter(func(c *Config, b bool) { c.Verbose = b })},
 
-	{Flag: "shard", Arg: "I/N", Commands: runOnly, Group: GroupCI,
+	{Flag: "shard", Arg: "I/N", Commands: []string{"run", "action"}, Group: GroupCI,
 		Help:    "measure only the I-th of N balanced parts of the suite, as I/N (a workflow matrix); run needs --out DIR to keep the part's results for benchgate merge",
 		HelpFor: map[string]string{"action": "measure only the I-th of N balanced parts of the suite, as I/N (a workflow matrix); the part's results go to the directory of the shard-dir output, to be uploaded as an artifact and merged by a job with mode merge"},
 		set:     func(c *Config, s string) error { return shardSpec(s, &c.Shard) }},
@@ -257,6 +270,12 @@ var Settings = []Setting{
 	{Flag: "since", Arg: "REV|DATE", Commands: []string{"history"}, Group: GroupCI,
 		Help: "only the merges after the commit REV (a SHA the ledger names, or a revision of the repository in -C DIR) or from DATE on (2006-01-02 or RFC 3339)",
 		set:  func(c *Config, s string) error { c.Since = s; return nil }},
+	{Flag: "note", Arg: "WHEN", Commands: gitlabOnly, Default: "always", Group: GroupCI,
+		Help: "when to create or edit the sticky merge request note (with the token in " + GitLabTokenVar + "): always, on-change (only when a note exists or something changed), or never",
+		set:  func(c *Config, s string) error { return oneOf(s, &c.GitLab.Note, "always", "on-change", "never") }},
+	{Flag: "note-key", Arg: "KEY", Commands: gitlabOnly, Default: "benchgate", Group: GroupCI,
+		Help: "key of the sticky note (hidden marker <!-- benchgate:KEY -->); give each job of a matrix its own",
+		set:  noteKey},
 
 	{Input: "args", Group: GroupCI, act: func(*Action, string) error { return nil }, // read by FromInputs, after the named inputs
 		Help: "more of benchgate's flags, as on its command line (--count 20 --benchtime 200ms --fail-on allocs,bytes): what to measure and how to decide, split into words like a shell does with quotes, but nothing is expanded or run; benchgate action -h lists the flags it takes; the flags of the named inputs and of trust settings are refused here"},
