@@ -200,15 +200,17 @@ func costCell(mc machine, m, changed int, effect, threshold float64, reps int, s
 
 // TestConfirmCost: on A/A suites of 20 on the realistic machine, the
 // confirmation adds at most +20 % rounds at the default threshold and
-// +30 % at 2 % (statistics audit W4: +32 % and +55 % when every promising
-// row got the most any needed and the cut was p < 0.2 at any size), and
-// no more than α of the suites get a false change.
+// +32 % at 2 % (statistics audit W4: +32 % and +55 % when every promising
+// row got the most any needed and the cut was p < 0.2 at any size; +30 %
+// before the rounds were planned for bursts, which cost about one point
+// at 2 %: docs/evidence.md), and no more than α of the suites get a false
+// change.
 func TestConfirmCost(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		threshold, limit float64
 		quick            int
-	}{{0.05, 0.20, 50}, {0.02, 0.30, 50}} {
+	}{{0.05, 0.20, 50}, {0.02, 0.32, 50}} {
 		reps := simReps(t, c.quick)
 		if os.Getenv(testenv.HeavyVar) == "1" && os.Getenv("BENCHGATE_SIM") == "" {
 			reps = 300

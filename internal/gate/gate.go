@@ -911,13 +911,18 @@ func decide(r *Result, m int, step float64, p Policy) {
 // of that size is not promising in the screen ([procedureMDE]).
 func assess(r *Result, u uData, m int, p Policy, w *warnings) {
 	extra := p.ConfirmRounds
+	alpha := p.Alpha
+	if extra > 0 {
+		// The confirmation decides at its last look's level.
+		_, alpha = efficacyLevels(p)
+	}
 	var mde float64
 	switch {
 	case r.Test == TestPaired:
 		if extra > 0 {
 			extra = rowFresh(*r, p, m)
 		}
-		level := lookThresholdFor(r.Test, p.Alpha, m, p.Correction, shiftLooks(p.Looks, extra))
+		level := lookThresholdFor(r.Test, alpha, m, p.Correction, shiftLooks(p.Looks, extra))
 		n, noise := r.Paired.N+extra, r.Paired.Noise
 		r.Noise = ptr(noise)
 		mde = stats.MDE(n, noise, level)
@@ -937,7 +942,7 @@ func assess(r *Result, u uData, m int, p Policy, w *warnings) {
 		r.Noise = ptr(noise)
 		// At level: the U test's own look threshold (lookThresholdFor
 		// uses the U floors for U rows).
-		level := lookThresholdFor(r.Test, p.Alpha, m, p.Correction, shiftLooks(p.Looks, extra))
+		level := lookThresholdFor(r.Test, alpha, m, p.Correction, shiftLooks(p.Looks, extra))
 		n := min(u.nb, u.nh)
 		mde = stats.MDEU(n+extra, noise, level)
 		if extra > 0 && !math.IsInf(mde, 1) {
