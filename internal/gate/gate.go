@@ -983,6 +983,12 @@ func procedureMDE(pooled float64, n, f int, noise, level, threshold, cut float64
 	return math.Expm1(math.Log1p(pooled) * ratio)
 }
 
+// procedurePower is the power procedureMDE's normal model is solved for:
+// above 0.8 because the model leaves out the procedure's second stage
+// and its futility stops, which lose a little more; at 0.8 a change of
+// the reported MDE was found 0.785 of 15,000 times (TestProcedureMDE).
+const procedurePower = 0.82
+
 type ratioKey struct {
 	n, f int
 	a, c float64
@@ -1020,7 +1026,7 @@ func promisingRatio(n, f int, a, c float64) float64 {
 	lo, hi := d0, 4*d0+1
 	for range 40 {
 		mid := (lo + hi) / 2
-		if power(mid) >= 0.8 {
+		if power(mid) >= procedurePower {
 			hi = mid
 		} else {
 			lo = mid
