@@ -89,7 +89,7 @@ func TestBlindPass(t *testing.T) {
 			t.Errorf("%s lacks %q:\n%.600s", what, want, out)
 		}
 	}
-	if !strings.Contains(string(js), `"blind": 5,`) {
+	if !strings.Contains(string(js), `"headline": "`+want+`",`) || !strings.Contains(string(js), `"blind": 5,`) {
 		t.Errorf("JSON lacks the blind count:\n%.400s", js)
 	}
 	if !strings.Contains(md, "\n5 benchmarks compared in 15 rows: 5 too noisy, 10 unchanged\n") {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
@@ -19,7 +20,7 @@ import (
 func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	doc := jsonDoc{
 		Verdict:   "fail",
-		Headline:  Plain(headline(v, m)),
+		Headline:  strings.TrimSpace(Plain(headline(v, m))),
 		Counts:    tallyOf(v).String(),
 		Blind:     len(v.Blind()),
 		Tool:      m.Tool,
