@@ -294,7 +294,7 @@ func TestFeasibility(t *testing.T) {
 		t.Errorf("adviceText(10, 120):\n got  %q\n want %q", got, want)
 	}
 	p.Correction = NoCorrection
-	want = "with --count 5 and 1 benchmark the first rounds alone cannot reach α=0.01 without correction (the smallest possible p is 0.062), so rows that look like a change are re-run on fresh rounds and decided on all their rounds (the default); without it (--confirm=false) benchstat's U test judges time/op instead, less sensitive on a drifting machine; use --count 8 or more to decide in the first rounds"
+	want = "with --count 5 and 1 benchmark the first rounds alone cannot reach α=0.01 (the smallest possible p is 0.062), so rows that look like a change are re-run on fresh rounds and decided on all their rounds (the default); without it (--confirm=false) benchstat's U test judges time/op instead, less sensitive on a drifting machine; use --count 8 or more to decide in the first rounds"
 	if got := adviceText(5, 1, p); got != want {
 		t.Errorf("adviceText(5, 1, none):\n got  %q\n want %q", got, want)
 	}
@@ -304,7 +304,7 @@ func TestFeasibility(t *testing.T) {
 		t.Errorf("adviceText(6, 120):\n got  %q\n want %q", got, want)
 	}
 	p.Correction = NoCorrection
-	want = "with --count 5 and 1 benchmark the first rounds alone cannot reach α=0.01 without correction (the smallest possible p is 0.062), so rows that look like a change are re-run on fresh rounds and decided on all their rounds (the default); without it (--confirm=false) benchstat's U test judges time/op instead, less sensitive on a drifting machine; use --count 8 or more to decide in the first rounds"
+	want = "with --count 5 and 1 benchmark the first rounds alone cannot reach α=0.01 (the smallest possible p is 0.062), so rows that look like a change are re-run on fresh rounds and decided on all their rounds (the default); without it (--confirm=false) benchstat's U test judges time/op instead, less sensitive on a drifting machine; use --count 8 or more to decide in the first rounds"
 	if got := adviceText(5, 1, p); got != want {
 		t.Errorf("adviceText(5, 1, none):\n got  %q\n want %q", got, want)
 	}

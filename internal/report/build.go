@@ -91,6 +91,7 @@ const (
 	prioFailures
 	prioWarnings
 	prioImprovements
+	prioBlind
 	prioScaling
 	prioRest
 	prioChart
@@ -101,23 +102,26 @@ const (
 // line of counts; the alerts a reader can act on; the rows that gate
 // (every regression, gated ones first, and every removal and
 // inconclusive row that fails the gate), failures with their output and
-// improvements, each row with a Detail (its statistics, where the change
-// comes from, the command that reproduces it); then, collapsed, every
-// other row (unchanged, too noisy, unstable, new, removed, vanished on
-// confirmation), the chart of the largest time/op changes, the warnings
+// improvements, and the time rows that could not see a change (too noisy,
+// too few rounds), each row with a Detail (its statistics, where the
+// change comes from, the command that reproduces it); then, collapsed,
+// every other row (unchanged, unstable, new, removed, not confirmed on
+// re-run), the chart of the largest time/op changes, the warnings
 // and how the run was made. Rows are grouped per package.
 func Build(v gate.Verdict, m Meta) *Document {
 	d := &Document{Pass: v.Pass}
 	d.Title = headline(v, m)
 	d.Head = headBlocks(v, m)
 
-	var regs, imps, rest []gate.Result
+	var regs, imps, blind, rest []gate.Result
 	for _, r := range v.Results {
 		switch {
 		case r.Status == gate.Regression || (r.Fails() && (r.Status == gate.Removed || r.Status == gate.Inconclusive)):
 			regs = append(regs, r)
 		case r.Status == gate.Improvement:
 			imps = append(imps, r)
+		case isBlind(r):
+			blind = append(blind, r)
 		default:
 			rest = append(rest, r)
 		}
@@ -135,6 +139,7 @@ func Build(v gate.Verdict, m Meta) *Document {
 	add(&Section{Title: []Span{txt("Regressions (" + strconv.Itoa(len(regs)) + ")")}, Body: detailed(resultTable(regs, false), regs, m), Priority: prioRegressions, What: "regressions"})
 	add(&Section{Title: []Span{txt("Failures (" + strconv.Itoa(len(fails)) + ")")}, Body: failureOutputs(fails), Priority: prioFailures, What: "failures"})
 	add(&Section{Title: []Span{txt("Improvements (" + strconv.Itoa(len(imps)) + ")")}, Body: detailed(resultTable(imps, false), imps, m), Priority: prioImprovements, What: "improvements"})
+	add(&Section{Title: []Span{txt(blindTitle(blind, v.Policy.Threshold))}, Body: detailed(resultTable(blind, false), blind, m), Priority: prioBlind, What: "rows that could not see a change"})
 	if s := scalingSection(v); s != nil {
 		add(s)
 	}
@@ -262,6 +267,26 @@ func headline(v gate.Verdict, m Meta) []Span {
 		t = append(t, o...)
 	}
 	return t
+}
+
+// isBlind reports whether r is a time/op row that could not have seen a
+// change of its threshold ([gate.Verdict.Blind]).
+func isBlind(r gate.Result) bool {
+	return r.Kind == gate.Time && (r.Status == gate.Inconclusive || r.Status == gate.Unchanged && r.TooNoisy)
+}
+
+// blindTitle is the title of the section of the rows that could not see
+// a change: "Could not see a 5% change (5)".
+// threshold is the policy's; a row whose rule sets another says "a change
+// of their threshold".
+func blindTitle(rows []gate.Result, threshold float64) string {
+	what := "a " + fmtNum(100*threshold) + "% change"
+	for _, r := range rows {
+		if r.Status != gate.Inconclusive && r.Reason.Threshold != threshold { // an inconclusive row's reason has none
+			what = "a change of their threshold"
+		}
+	}
+	return "Could not see " + what + " (" + strconv.Itoa(len(rows)) + ")"
 }
 
 // blindSpans says, after a pass, which time/op rows could not have seen a
@@ -765,6 +790,11 @@ func cellsOf(r gate.Result) rowCells {
 		}
 		if r.Reason.Code == gate.ReasonAmountChange {
 			s += " exact" // the rate's per-op amount: the change judged
+		}
+		if md, ok := mediansDisagree(r); ok {
+			// The columns are medians, the change the paired one: the
+			// row shows both changes.
+			s += " (medians " + pct(md) + ")"
 		}
 		if pr := r.Paired; pr != nil && pr.Runs > 1 && r.Test == gate.TestPaired {
 			// The other estimators of the rounds' runs, beside the gated one.

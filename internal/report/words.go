@@ -527,16 +527,19 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 			num(fmtNum(100*w.Threshold) + "%").text(": the symptom of contention or false sharing; " + gated + "): ").
 			add(nameList(w.Benchmarks, func(b gate.Bench) []Span { return speedUpNote(b, scaling) })...)
 	case gate.WarnCountTooLow:
-		what := "after " + correctionName(w.Correction) + "'s correction"
-		if correctionName(w.Correction) == "" {
-			what = "without correction"
+		what := " after " + correctionName(w.Correction) + "'s correction"
+		switch {
+		case w.Family <= 1:
+			what = "" // no correction for one benchmark
+		case correctionName(w.Correction) == "":
+			what = " without correction"
 		}
 		then := "without the re-run nothing could be judged"
 		if w.UTest {
 			then = "without it (--confirm=false) benchstat's U test judges time/op instead, less sensitive on a drifting machine"
 		}
 		l.text("with --count ").num(strconv.Itoa(w.Count)).text(" and " + english.Plural(w.Family, "benchmark", "benchmarks") + " the first rounds alone cannot reach α=").
-			num(fmtNum(w.Alpha)).text(" " + what + " (the smallest possible p is ").num(FormatP(w.MinP)).
+			num(fmtNum(w.Alpha)).text(what + " (the smallest possible p is ").num(FormatP(w.MinP)).
 			text("), so rows that look like a change are re-run on fresh rounds and decided on all their rounds (the default); " + then + "; use ").
 			add(codeText("--count " + strconv.Itoa(w.MinCount))).text(" or more to decide in the first rounds")
 	case gate.WarnInstructionsVary, gate.WarnUnavailable:
