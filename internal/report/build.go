@@ -143,7 +143,7 @@ func Build(v gate.Verdict, m Meta) *Document {
 	if s := scalingSection(v); s != nil {
 		add(s)
 	}
-	add(&Section{Title: []Span{txt("Other rows (" + strconv.Itoa(len(rest)) + ")")}, Collapsed: true, Body: detailed(resultTable(rest, true), rest, m), Priority: prioRest, What: "other results"})
+	add(&Section{Title: []Span{txt("Other rows (" + strconv.Itoa(len(rest)) + ")")}, Collapsed: true, Body: detailed(resultTable(rest, true), rest, m), Priority: prioRest, What: "other rows"})
 	if c := chartOf(v.Results); c != nil {
 		add(&Section{Title: []Span{txt("Chart of the largest time/op changes")}, Collapsed: true, Intro: []Block{chartIntro(c)}, Body: c, Priority: prioChart, Whole: "the chart of the largest changes"})
 	}

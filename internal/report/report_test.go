@@ -582,7 +582,7 @@ func TestMarkdownFitsGitHubLimit(t *testing.T) {
 		!strings.Contains(md, "\n\n5000 benchmarks compared in 5000 rows: 3 regressions, 4997 unchanged\n") {
 		t.Errorf("header:\n%s", md[:200])
 	}
-	if !strings.Contains(md, "not shown are ") || !strings.Contains(md, "of 4997 other results, the chart of the largest changes. [Full report](https://example.com/run/1).") {
+	if !strings.Contains(md, "not shown are ") || !strings.Contains(md, "of 4997 other rows, the chart of the largest changes. [Full report](https://example.com/run/1).") {
 		t.Errorf("no cut note saying what was cut")
 	}
 	if !strings.Contains(md, "- Reproduce the numbers: `benchgate compare base.txt head.txt`; benchstat's (base, head, benchstat): `benchstat -ignore round base.txt head.txt`\n") {
