@@ -150,3 +150,17 @@ func TestCountsAddUp(t *testing.T) {
 		t.Errorf("mixed: %q, want %q", line, want)
 	}
 }
+
+// TestHeadlineSubject: "this PR" only in a pull request's run ("this MR"
+// in a merge request's), "this change" elsewhere (compare, a local run,
+// a push); changes rounded as the table rounds them.
+func TestHeadlineSubject(t *testing.T) {
+	v, m := heldOutVerdict(t)
+	for req, want := range map[string]string{"": "4 benchmarks block this change: ", "PR": "4 benchmarks block this PR: ", "MR": "4 benchmarks block this MR: "} {
+		m.Request = req
+		got := Plain(Build(v, m).Title)
+		if !strings.Contains(got, want) || !strings.Contains(got, "Parse-2 time +7.95%") {
+			t.Errorf("Request %q: %q, want %q and the table's +7.95%%", req, got, want)
+		}
+	}
+}
