@@ -748,6 +748,9 @@ type rowCells struct {
 	// the row's Detail.
 	spread [2]string
 	alt    string
+	// paired is the paired change with its interval when the change
+	// cell shows the medians' change instead of the interval.
+	paired string
 }
 
 func one(s string) []Span { return []Span{numSpan(s)} }
@@ -793,8 +796,10 @@ func cellsOf(r gate.Result) rowCells {
 		}
 		if md, ok := mediansDisagree(r); ok {
 			// The columns are medians, the change the paired one: the
-			// row shows both changes.
-			s += " (medians " + pct(md) + ")"
+			// row shows both changes, the interval going to the
+			// statistics (one line in a pull request's column).
+			c.paired = s
+			s = pct(*r.Delta) + " (medians " + pct(md) + ")"
 		}
 		if pr := r.Paired; pr != nil && pr.Runs > 1 && r.Test == gate.TestPaired {
 			// The other estimators of the rounds' runs, beside the gated one.

@@ -64,8 +64,8 @@ var rowKinds = []struct {
 	match     func(gate.Result) bool
 }{
 	{"regression", "regressions", func(r gate.Result) bool { return r.Status == gate.Regression && r.Fails() }},
-	{"removed, failing the gate", "removed, failing the gate", func(r gate.Result) bool { return r.Status == gate.Removed && r.Fails() }},
-	{"not judged, failing the gate", "not judged, failing the gate", func(r gate.Result) bool { return r.Status == gate.Inconclusive && r.Fails() }},
+	{"removed (fails the gate)", "removed (fails the gate)", func(r gate.Result) bool { return r.Status == gate.Removed && r.Fails() }},
+	{"not judged (too few rounds; fails the gate)", "not judged (too few rounds; fails the gate)", func(r gate.Result) bool { return r.Status == gate.Inconclusive && r.Fails() }},
 	{"failed", "failed", func(r gate.Result) bool { return r.Status == gate.Failed }},
 	{"improvement", "improvements", func(r gate.Result) bool { return r.Status == gate.Improvement }},
 	{"accepted regression", "accepted regressions", func(r gate.Result) bool { return r.Status == gate.Regression && r.Accepted != nil }},
@@ -148,7 +148,7 @@ func tallyOf(v gate.Verdict) tally {
 		case b.status != "" && !comparedStatus(b.status):
 			one, many := wordsOf(b.status)
 			if b.status == gate.Removed && b.rows[0].Fails() {
-				one, many = "removed, failing the gate", "removed, failing the gate"
+				one, many = "removed (fails the gate)", "removed (fails the gate)"
 			}
 			addWhole(one, many, 1)
 			continue

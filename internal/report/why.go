@@ -158,6 +158,9 @@ func statSpans(r gate.Result) []Span {
 	}
 	item("base ", cellOr(c.spread[0], c.base))
 	item("head ", cellOr(c.spread[1], c.head))
+	if c.paired != "" {
+		item("paired change ", one(c.paired))
+	}
 	item("rounds ", c.n)
 	item("p ", c.p)
 	item("noise / visible ", c.noise)
