@@ -60,6 +60,11 @@ func (a *app) action(ctx context.Context) int {
 		return fail(ExitUsage, "%v", err)
 	}
 	a.cfg = cfg
+	if msg := report.DeprecatedText(act.Deprecated); msg != "" {
+		// Also in the job summary (publish).
+		_ = gh.Annotate(github.Warning, "", 0, "benchgate", msg)
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
+	}
 	ws := getenv("GITHUB_WORKSPACE")
 	if ws == "" {
 		ws = a.env.Dir
@@ -418,6 +423,7 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 	}
 	meta := o.meta
 	meta.Notes = append(meta.Notes, notes...)
+	meta.Run.Deprecated = act.Deprecated // the summary's, not the pull request's
 	summary := report.Markdown(v, meta, report.Options{MaxChars: github.MaxStepSummary - 4096})
 	if err := gh.StepSummary(summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
 		warn("job summary: %v", err)

@@ -325,8 +325,8 @@ func TestVerdictWarningsAndCounts(t *testing.T) {
 	}
 	v := Judge(cmps, nil, DefaultPolicy())
 	want := []string{
-		"time/op not judged for 2 benchmarks: with 4 rounds and 4 benchmarks the smallest possible adjusted p is 0.114 ≥ α=0.01; use --count 10 or more (for benchgate compare's files, go test -count 10)",
-		"time/op not judged for 1 benchmark: with 3 rounds (3 base and 4 head samples) and 4 benchmarks the smallest possible adjusted p is 0.229 ≥ α=0.01; use --count 10 or more (for benchgate compare's files, go test -count 10)",
+		"time/op not judged for 2 benchmarks: with 4 rounds and 4 benchmarks the smallest possible adjusted p is 0.114 ≥ α=0.01; use --count 10 or more",
+		"time/op not judged for 1 benchmark: with 3 rounds (3 base and 4 head samples) and 4 benchmarks the smallest possible adjusted p is 0.229 ≥ α=0.01; use --count 10 or more",
 		"allocs/op of 1 benchmark vary between rounds: reported as unstable, not judged exactly: D",
 		"B/op of 1 benchmark vary between rounds: reported as unstable, not judged exactly: E",
 		"allocs/op of 1 benchmark were measured at different iteration counts on base and head; allocation figures are only exactly comparable at the same b.N (-benchtime=Nx)",

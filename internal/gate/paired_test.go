@@ -212,7 +212,7 @@ func TestFamilyChoosesTheTest(t *testing.T) {
 			t.Errorf("m=6: %s test %q status %q", r.Name, r.Test, r.Status)
 		}
 	}
-	want := []string{"time/op of 6 benchmarks was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with 10 rounds and 6 benchmarks the paired test's smallest possible adjusted p is 0.012 ≥ α=0.01; use --count 11 or more (for benchgate compare's files, go test -count 11) for the paired test"}
+	want := []string{"time/op of 6 benchmarks was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with 10 rounds and 6 benchmarks the paired test's smallest possible adjusted p is 0.012 ≥ α=0.01; use --count 11 or more for the paired test"}
 	if diff := cmp.Diff(want, warningTexts(v)); diff != "" {
 		t.Errorf("m=6 warnings (-want +got):\n%s", diff)
 	}
@@ -237,7 +237,7 @@ func TestInconclusiveSuite(t *testing.T) {
 	if n := v.Count(Inconclusive); n != 120 || !v.Pass {
 		t.Fatalf("%d inconclusive, pass %v", n, v.Pass)
 	}
-	want := "time/op not judged for 120 benchmarks: with 4 rounds and 120 benchmarks the smallest possible adjusted p is 1.000 ≥ α=0.01; use --count 15 or more (for benchgate compare's files, go test -count 15)"
+	want := "time/op not judged for 120 benchmarks: with 4 rounds and 120 benchmarks the smallest possible adjusted p is 1.000 ≥ α=0.01; use --count 15 or more"
 	if inconclusiveText(v) != want || warningTexts(v)[0] != want || v.MinCount != 15 {
 		t.Errorf("Inconclusive %q\nWarnings %q\nMinCount %d", inconclusiveText(v), warningTexts(v), v.MinCount)
 	}

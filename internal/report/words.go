@@ -494,11 +494,11 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 		l.text("time/op not judged for " + english.Plural(n, "benchmark", "benchmarks") + ": with ").
 			add(roundsSpans(w.Rounds, w.BaseN, w.HeadN)...).
 			text(" and " + english.Plural(w.Family, "benchmark", "benchmarks") + " ").add(minPSpans(w.MinP, w.Adjusted)...).
-			text(" ≥ α=").num(fmtNum(w.Alpha)).text("; ").add(countHint(w.MinCount)...)
+			text(" ≥ α=").num(fmtNum(w.Alpha)).text("; ").add(countHint(w.MinCount, w.Rounds)...)
 	case gate.WarnUTestFallback:
 		l.text("time/op of " + english.Plural(n, "benchmark", "benchmarks") + " was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with ").
 			num(english.Plural(w.Rounds, "round", "rounds")).text(" and " + english.Plural(w.Family, "benchmark", "benchmarks") + " the paired test's smallest possible adjusted p is ").
-			num(FormatP(w.MinP)).text(" ≥ α=").num(fmtNum(w.Alpha)).text("; ").add(countHint(w.MinCount)...).text(" for the paired test")
+			num(FormatP(w.MinP)).text(" ≥ α=").num(fmtNum(w.Alpha)).text("; ").add(countHint(w.MinCount, w.Rounds)...).text(" for the paired test")
 	case gate.WarnTooNoisy:
 		rng := absPct1(w.Low)
 		if w.High > w.Low*1.05 {
@@ -557,11 +557,15 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 	return l
 }
 
-// countHint says how many rounds would do: "use --count 12 or more (go
-// test -count 12 for compare's files)".
-func countHint(n int) []Span {
+// countHint says how many rounds would do: "use --count 12 or more";
+// for samples without rounds (go test's output, which compare judges),
+// "make the files with go test -count 12 or more".
+func countHint(n, rounds int) []Span {
 	c := strconv.Itoa(n)
-	return []Span{txt("use "), codeText("--count " + c), txt(" or more (for "), codeText("benchgate compare"), txt("'s files, "), codeText("go test -count " + c), txt(")")}
+	if rounds == 0 {
+		return []Span{txt("make the files with "), codeText("go test -count " + c), txt(" or more")}
+	}
+	return []Span{txt("use "), codeText("--count " + c), txt(" or more")}
 }
 
 // speedUpNote is " (cpu 8: 6.50× → 2.60×)" for a benchmark of scaling.
