@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
@@ -279,7 +280,7 @@ func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened i
 	failures := func() []gate.Failure { return GateFailures(sess.Result().Failures[before:]) }
 	if len(rows) > 0 {
 		if progress != nil {
-			fmt.Fprintf(progress, "benchgate: confirming %d promising time row(s) with up to %d fresh interleaved rounds\n", len(rows), most)
+			fmt.Fprintf(progress, "benchgate: re-running %s that looked like a change, with up to %d fresh interleaved rounds\n", english.Plural(len(rows), "time row", "time rows"), most)
 		}
 		sess.Reseed(seed + 1)
 		units := unitsByID(sess.Units())
