@@ -549,12 +549,16 @@ func ptr[T any](v T) *T { return &v }
 // buys the most rounds for every other. At --threshold 2% and 5 % noise
 // per round, 10 screen rounds get 38 more; a 1 %-noise row gets 10.
 //
+// A promising row too noisy to confirm ([tooNoisyToConfirm]) has no
+// count: it is not re-run.
+//
 // The rounds come in two stages: every promising row gets
 // [FirstFresh] of them (its whole count when that is smaller), and only
-// the rows that [Continuing] names after that get the rest.
+// the rows that [Continuing] names after that get the rest, planned
+// again on their screen's and first stage's rounds ([replanned]).
 //
-// A row's count rests on its threshold and on its noise measured about 0
-// ([stats.SymmetricNoise] times a fixed margin), which the null's sign flips leave unchanged:
+// A row's count rests on its threshold and on the magnitudes of its
+// log-ratios ([freshNoise]), which the null's sign flips leave unchanged:
 // never on its estimate or its p-value, so the pooled p-value of a row
 // that ran them all is the one it would have had had every row been
 // re-run to its count, which is what makes the pooled decision valid
@@ -658,10 +662,12 @@ const continueChange = 0.75
 // rounds than the first stage's ([FreshRounds], [FirstFresh]) that get
 // the rest: first is [Judge] of the first stage's fresh rounds, and a row
 // continues when its screen's and first-stage rounds pooled give a raw
-// p-value below half the promising cut ([PromisingLevel]; 0.1 in a suite
-// of up to 20) and a change of at least three quarters of its threshold
-// either way, unless [Confirm] already decides it on them (an efficacy
-// stop: its pooled p-value rejected at α₁). The others stop for
+// p-value ([promiseP]: the smaller of the signed-rank and sign tests')
+// below half the promising cut ([PromisingLevel]; 0.1 in a suite of up to
+// 20) and a change of at least three quarters of its threshold either
+// way, and it is not too noisy to confirm on those rounds
+// ([tooNoisyToConfirm]'s rule), unless [Confirm] already decides it on
+// them (an efficacy stop: its pooled p-value rejected at α₁). The others stop for
 // futility: [Confirm] decides them unchanged, which costs no error
 // control — selection only removes rejections, so the argument of
 // [Confirm] holds — and costs power only where a real change looked small
