@@ -296,7 +296,7 @@ func poolComparisons(screen Verdict, fresh []stats.Comparison) []stats.Compariso
 func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []Failure) Verdict {
 	p := screen.Policy
 	freshP := p
-	freshP.Looks, freshP.ConfirmRounds = nil, 0
+	freshP.Looks, freshP.ConfirmRounds, freshP.Screened = nil, 0, 0
 	second := Judge(fresh, failures, freshP)
 	freshBy := map[stats.Key]Result{}
 	for _, r := range second.Results {
