@@ -55,7 +55,7 @@ const RecentMerges = 100
 // maxCandidates bounds the windows whose p-values Holm's step-down keeps
 // (8 MiB of them): past it the step-down stops early, which rejects fewer
 // windows and keeps the error rate.
-const maxCandidates = 1 << 20
+var maxCandidates = 1 << 20
 
 // DefaultOptions are the gate's defaults: 5 %, α 0.01, 95 %, the last
 // RecentMerges merges.

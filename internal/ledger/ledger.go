@@ -148,6 +148,13 @@ const (
 	MaxLine = 1 << 20
 )
 
+// limits are the limits Read applies (the constants; tests shrink them).
+var limits = struct {
+	bytes           int64
+	entries, series int
+	line            int
+}{MaxBytes, MaxEntries, MaxSeries, MaxLine}
+
 // Skipped is what the limits left out of a ledger, its oldest part.
 type Skipped struct {
 	// Bytes are the ledger's oldest bytes, skipped unread past MaxBytes.
@@ -203,8 +210,8 @@ func ReadTail(r io.Reader, name string) ([]Entry, Skipped, error) {
 			return nil, sk, fmt.Errorf("%s: %w", name, err)
 		}
 		from := here
-		if end-here > MaxBytes {
-			from = end - MaxBytes - 1
+		if end-here > limits.bytes {
+			from = end - limits.bytes - 1
 		}
 		if _, err := s.Seek(from, io.SeekStart); err != nil {
 			return nil, sk, fmt.Errorf("%s: %w", name, err)
@@ -235,26 +242,27 @@ func ReadTail(r io.Reader, name string) ([]Entry, Skipped, error) {
 	}
 	var kept []line
 	var keptBytes int64
+	in := interner{}
 	for n := 1; ; n++ {
 		raw, err := readLine(br)
 		if errors.Is(err, errLongLine) {
-			return nil, sk, fmt.Errorf("%s: a line longer than %d bytes", where(n, at), MaxLine)
+			return nil, sk, fmt.Errorf("%s: a line longer than %d bytes", where(n, at), limits.line)
 		}
 		if err != nil && err != io.EOF {
 			return nil, sk, fmt.Errorf("%s: %w", name, err)
 		}
 		if text := bytes.TrimSpace(raw); len(text) > 0 {
 			var e Entry
-			dec := json.NewDecoder(bytes.NewReader(text))
-			if err := dec.Decode(&e); err != nil {
+			if err := json.Unmarshal(text, &e); err != nil {
 				return nil, sk, fmt.Errorf("%s: %v", where(n, at), err)
 			}
 			if err := e.Validate(); err != nil {
 				return nil, sk, fmt.Errorf("%s: %v", where(n, at), err)
 			}
+			in.entry(&e)
 			kept = append(kept, line{e, int64(len(raw))})
 			keptBytes += int64(len(raw))
-			for len(kept) > MaxEntries || keptBytes > MaxBytes {
+			for len(kept) > limits.entries || keptBytes > limits.bytes {
 				keptBytes -= kept[0].size
 				sk.Entries++
 				kept[0] = line{}
@@ -271,9 +279,29 @@ func ReadTail(r io.Reader, name string) ([]Entry, Skipped, error) {
 		out[i] = kept[i].e
 	}
 	var dropped int
-	out, sk.Series, dropped = recentSeries(out, MaxSeries)
+	out, sk.Series, dropped = recentSeries(out, limits.series)
 	sk.Entries += dropped
 	return out, sk, nil
+}
+
+// interner shares the strings that entries repeat: every series names
+// its package and unit, every merge's commits recur in each of its
+// series.
+type interner map[string]string
+
+func (in interner) s(p *string) {
+	if v, ok := in[*p]; ok {
+		*p = v
+	} else if len(in) < 2*limits.entries {
+		in[*p] = *p
+	}
+}
+
+func (in interner) entry(e *Entry) {
+	for _, p := range []*string{&e.Base.SHA, &e.Base.Subject, &e.Head.SHA, &e.Head.Subject, &e.Package, &e.Name, &e.Unit,
+		&e.Direction, &e.Test, &e.Status, &e.Go, &e.Machine.CPU, &e.Machine.Kernel, &e.Machine.Arch, &e.Machine.Level, &e.Machine.Go} {
+		in.s(p)
+	}
 }
 
 // errLongLine is readLine's error for a line past MaxLine.
@@ -284,7 +312,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		frag, err := br.ReadSlice('\n')
-		if len(line)+len(frag) > MaxLine {
+		if len(line)+len(frag) > limits.line {
 			return nil, errLongLine
 		}
 		line = append(line, frag...)
