@@ -122,6 +122,9 @@ func (a *app) action(ctx context.Context) int {
 	}
 	var hist *dataBranch
 	if act.History && act.Mode == "gate" {
+		if err := checkHistoryBranch(act.HistoryBranch, target); err != nil {
+			return fail(ExitUsage, "%v", err)
+		}
 		// Before the run: its report shows the trends, and a push
 		// records into the copy.
 		if hist, err = a.openDataBranch(ctx, cfg, act, name, target); err != nil {
@@ -129,6 +132,7 @@ func (a *app) action(ctx context.Context) int {
 			fmt.Fprintf(a.env.Stderr, "benchgate: warning: %v\n", pipeline.OneLine(err))
 		}
 		defer hist.close()
+		recordRounds(cfg, hist, a.env.Stderr)
 	}
 	repo, shas, err := a.openRepo(ctx, dir, "input working-directory", flagRef{"head", target.Head})
 	if err != nil {
@@ -167,7 +171,8 @@ func (a *app) action(ctx context.Context) int {
 		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
 		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
-	if len(j.accept.notes) > 0 {
+	a.checkLabeler(ctx, target, cfg.TrustedBots, &j.accept)
+	if len(j.accept.notes) > 0 && j.accept.notes[len(j.accept.notes)-1].Sender == "" {
 		a.labelHistory(ctx, target, act, &j.accept)
 	}
 	if target.BaseFromMergeParent {

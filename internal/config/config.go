@@ -103,6 +103,9 @@ type Config struct {
 	// commit's author writes the trailer (by default only --accept and
 	// the action's accept-label accept, which that author cannot set).
 	AcceptTrailers bool
+	// TrustedBots are the bots whose accept label counts (the action);
+	// by default no bot's does.
+	TrustedBots []string
 	// Measure lists the lanes measured: "time" (time/op and allocations
 	// in interleaved rounds), "instructions" (instructions/op under
 	// Valgrind); InstructionsThreshold is the instructions/op threshold.

@@ -140,6 +140,8 @@ var Settings = []Setting{
 		Help:      "let Benchgate-Accept trailers in head's commit message accept regressions (off by default: the commit's author writes them and its author field is unverified; in the action only on pull_request events, credited to the pull request's author)",
 		InputNote: "Never on merge_group; when off, only the accept-label accepts, which needs triage rights.",
 		set:       boolSetter(func(c *Config, b bool) { c.AcceptTrailers = b })},
+	{Flag: "trusted-bots", Arg: "LIST", Commands: []string{"action"}, Input: "trusted-bots", set: trustedBots,
+		Help: "bots (app accounts, NAME[bot]) whose accept label counts as a maintainer's, separated by commas or spaces: by default a label added by a bot, by the pull request's author, or by anyone without write access to the repository accepts nothing; name only a bot that labels on a maintainer's word, never from text a pull request's author controls"},
 	{Flag: "correction", Arg: "C", Commands: noise, Default: "holm", Input: "correction", InputDefault: "holm",
 		Help: "suite-wide error control over all time/op tests: holm, bh or none",
 		set:  func(c *Config, s string) error { return correction(s, &c.Correction) }},
@@ -388,6 +390,18 @@ func commentKey(a *Action, s string) error {
 		}
 	}
 	a.CommentKey = s
+	return nil
+}
+
+// trustedBots reads --trusted-bots: logins, separated by commas or
+// spaces.
+func trustedBots(c *Config, s string) error {
+	for _, l := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
+		if !loginPattern.MatchString(l) {
+			return fmt.Errorf("%q: want GitHub logins such as release-bot[bot]", l)
+		}
+		c.TrustedBots = append(c.TrustedBots, l)
+	}
 	return nil
 }
 

@@ -23,6 +23,12 @@ import (
 //	POST /repos/{owner}/{repo}/git/trees                    {"base_tree","tree":[{"path","mode","type","content"|"sha"}]} -> 201
 //	POST /repos/{owner}/{repo}/git/commits                  {"message","tree","parents"} -> 201
 //	GET  /repos/{owner}/{repo}/git/blobs/{sha}              {"content":base64,"encoding":"base64"}
+//	GET  /repos/{owner}/{repo}/git/commits/{sha}            {"sha","tree":{"sha"},"parents":[{"sha"}],"message"}
+//	PATCH /repos/{owner}/{repo}/git/refs/heads/{branch}     {"sha","force"} -> 200; 422 "Update is not a fast forward"
+//	     when force is false and the branch's commit is not an ancestor of sha,
+//	     422 "Reference does not exist" for a missing branch
+//
+// The contents API's ref may be a branch or a commit SHA.
 //
 // Blob SHAs are git's (sha1 of "blob N\0content"). Every write through
 // PUT is one commit on the branch.
@@ -185,6 +191,23 @@ func (f *Fake) gitRoute(w http.ResponseWriter, r *http.Request, parts []string, 
 		f.gitCreate(w, g, parts[4], body)
 	case parts[3] == "git" && len(parts) == 5 && r.Method == http.MethodPost:
 		writeJSON(w, http.StatusForbidden, BodyForbidden)
+	case parts[3] == "git" && len(parts) == 6 && parts[4] == "commits" && r.Method == http.MethodGet:
+		c, ok := g.commits[parts[5]]
+		if !ok {
+			writeJSON(w, http.StatusNotFound, notFound)
+			return true
+		}
+		var ps []string
+		for _, p := range c.Parents {
+			ps = append(ps, fmt.Sprintf(`{"sha":"%s"}`, p))
+		}
+		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"sha":"%s","tree":{"sha":"%s"},"parents":[%s],"message":"%s"}`, parts[5], c.Tree, strings.Join(ps, ","), jsonEscape(c.Message)))
+	case parts[3] == "git" && len(parts) >= 7 && parts[4] == "refs" && parts[5] == "heads" && r.Method == http.MethodPatch:
+		if f.readOnly {
+			writeJSON(w, http.StatusForbidden, BodyForbidden)
+			return true
+		}
+		f.updateRef(w, g, strings.Join(parts[6:], "/"), body)
 	case parts[3] == "git" && len(parts) == 6 && parts[4] == "blobs" && r.Method == http.MethodGet:
 		data, ok := g.blobs[parts[5]]
 		if !ok {
@@ -211,12 +234,64 @@ func wrapped(data []byte) string {
 	return b.String()
 }
 
+// updateRef answers PATCH git/refs/heads/{branch}: a fast-forward unless
+// forced.
+func (f *Fake) updateRef(w http.ResponseWriter, g *gitRepo, branch string, body []byte) {
+	var in struct {
+		SHA   string `json:"sha"`
+		Force bool   `json:"force"`
+	}
+	bad := func(msg string) {
+		writeJSON(w, http.StatusUnprocessableEntity, fmt.Sprintf(`{"message":"%s","documentation_url":"https://docs.github.com/rest/git/refs#update-a-reference","status":"422"}`, jsonEscape(msg)))
+	}
+	if json.Unmarshal(body, &in) != nil {
+		bad("Problems parsing JSON")
+		return
+	}
+	cur, ok := g.refs[branch]
+	switch {
+	case !ok:
+		bad("Reference does not exist")
+		return
+	case g.commits[in.SHA].Tree == "":
+		bad("Object does not exist")
+		return
+	case !in.Force && !g.ancestor(cur, in.SHA):
+		bad("Update is not a fast forward")
+		return
+	}
+	g.refs[branch] = in.SHA
+	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"ref":"refs/heads/%s","object":{"sha":"%s","type":"commit"}}`, jsonEscape(branch), in.SHA))
+}
+
+// ancestor reports whether commit a is c or one of c's ancestors.
+func (g *gitRepo) ancestor(a, c string) bool {
+	seen := map[string]bool{}
+	todo := []string{c}
+	for len(todo) > 0 {
+		x := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if x == a {
+			return true
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		todo = append(todo, g.commits[x].Parents...)
+	}
+	return false
+}
+
 func (f *Fake) getContents(w http.ResponseWriter, r *http.Request, g *gitRepo, path string) {
 	ref := r.URL.Query().Get("ref")
 	if ref == "" {
 		ref = "main"
 	}
 	head, ok := g.refs[ref]
+	if _, commit := g.commits[ref]; !ok && commit {
+		head, ok = ref, true
+	}
 	if !ok {
 		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"message":"No commit found for the ref %s","documentation_url":"https://docs.github.com/rest/repos/contents#get-repository-content","status":"404"}`, jsonEscape(ref)))
 		return
