@@ -104,7 +104,7 @@ func FromJSON(name string, data []byte) (text []byte, lines []int, err error) {
 	}
 	for _, s := range order {
 		if rest := *pending[s]; len(rest) > 0 {
-			emit(string(rest), last[s])
+			emit(strings.TrimSuffix(string(rest), "\r"), last[s])
 		}
 	}
 	// Rejoin keeps the number of lines: a result put back together takes
