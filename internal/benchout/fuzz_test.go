@@ -20,7 +20,7 @@ const bound = 10 * time.Second
 // stream made of a text's output cut anywhere decodes to that text's
 // lines as -json mode's own lines are dropped and results rejoined.
 func FuzzFromJSON(f *testing.F) {
-	f.Add([]byte(`{"Action":"output","Package":"p","Output":"BenchmarkX-2 \t"}` + "\n" + `{"Action":"output","Package":"p","Output":"  10\t 100 ns/op\n"}`), uint8(3))
+	f.Add([]byte(`{"Action":"output","Package":"p","Output":"BenchmarkX-2 \t"}`+"\n"+`{"Action":"output","Package":"p","Output":"  10\t 100 ns/op\n"}`), uint8(3))
 	f.Add([]byte("{\"Action\":\"run\"}\n{not json"), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, cut uint8) {
 		var text []byte

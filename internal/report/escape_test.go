@@ -368,3 +368,19 @@ func TestInert(t *testing.T) {
 		}
 	}
 }
+
+// FuzzInert: any text printed inert holds no workflow command the runner
+// would run, no control character, and is valid UTF-8.
+func FuzzInert(f *testing.F) {
+	f.Add("\x1b]0;pwned\x07\x1b[31mred ##[error]x")
+	f.Add("\u2003::add-mask::x")
+	f.Fuzz(func(t *testing.T, in string) {
+		got := Inert(in)
+		if cmds := githubtest.RunnerCommands(got); len(cmds) > 0 {
+			t.Fatalf("Inert(%q) = %q: the runner would run %v", in, got, cmds)
+		}
+		if strings.IndexFunc(got, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 || !utf8.ValidString(got) {
+			t.Fatalf("Inert(%q) = %q: a control character or invalid UTF-8", in, got)
+		}
+	})
+}
