@@ -94,6 +94,20 @@ type Set struct {
 	Looks []int
 }
 
+// The most Load keeps: a suite of thousands of benchmarks, each with a few
+// units over dozens of rounds of several runs, is far within them; past
+// them the streams are refused (a shard's raw file, up to 256 MiB, could
+// otherwise hold a hundred times more, and the comparison's memory grows
+// with each series).
+const (
+	MaxSeries       = 20_000    // keys (benchmark × unit) of both streams
+	MaxObservations = 4_000_000 // values of both streams
+)
+
+// maxSeries and maxObservations are the limits Load applies (tests shrink
+// them).
+var maxSeries, maxObservations = MaxSeries, MaxObservations
+
 // Load reads the base and head streams into a Set. See the package
 // documentation for what is read and which errors are reported.
 func Load(base, head Input) (*Set, error) {
@@ -102,6 +116,7 @@ func Load(base, head Input) (*Set, error) {
 		Head: make(map[Key][]Obs),
 	}
 	seen := make(map[Key]bool)
+	obs := 0
 	var units benchfmt.UnitMetadataMap
 	var errs []error
 	for i, side := range []struct {
@@ -147,8 +162,16 @@ func Load(base, head Input) (*Set, error) {
 					}
 					k := Key{Package: rec.GetConfig("pkg"), Name: rec.Name.String(), Unit: v.Unit}
 					if !seen[k] {
+						if len(s.Keys) == maxSeries {
+							file, line := rec.Pos()
+							return nil, fmt.Errorf("%s:%d: more than %d series (benchmark × unit) in the two files: benchgate compares at most that many", file, side.in.line(line), maxSeries)
+						}
 						seen[k] = true
 						s.Keys = append(s.Keys, k)
+					}
+					if obs++; obs > maxObservations {
+						file, line := rec.Pos()
+						return nil, fmt.Errorf("%s:%d: more than %d values in the two files: benchgate compares at most that many", file, side.in.line(line), maxObservations)
 					}
 					side.obs[k] = append(side.obs[k], Obs{Value: v.Value, Round: round, Iters: rec.Iters})
 				}

@@ -473,3 +473,21 @@ func TestLoadMapsLines(t *testing.T) {
 		}
 	}
 }
+
+// Load keeps at most maxSeries series and maxObservations values: past
+// them the error names the line (a shard's raw file of 256 MiB could hold
+// a hundred times a large suite's, and the comparison's memory grows with
+// each series).
+func TestLoadLimits(t *testing.T) {
+	oldS, oldO := maxSeries, maxObservations
+	t.Cleanup(func() { maxSeries, maxObservations = oldS, oldO })
+	maxSeries, maxObservations = 3, 100
+	if _, err := Load(Input{Name: "base.txt", R: strings.NewReader("BenchmarkA 1 1 ns/op\nBenchmarkB 1 1 ns/op 2 B/op\n")}, Input{Name: "head.txt", R: strings.NewReader("BenchmarkA 1 1 ns/op\nBenchmarkC 1 1 ns/op\n")}); err == nil || !strings.Contains(err.Error(), "head.txt:2: more than 3 series") {
+		t.Errorf("series: %v", err)
+	}
+	maxSeries = 10
+	many := strings.Repeat("BenchmarkA 1 1 ns/op 2 B/op\n", 40)
+	if _, err := Load(Input{Name: "base.txt", R: strings.NewReader(many)}, Input{Name: "head.txt", R: strings.NewReader(many)}); err == nil || !strings.Contains(err.Error(), "head.txt:11: more than 100 values") {
+		t.Errorf("values: %v", err)
+	}
+}
