@@ -3,10 +3,13 @@ package github
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,9 +101,23 @@ func (c *Commenter) head(ctx context.Context, owner, repo, branch, where string)
 // commit makes the commit of files on parent (with its tree; "" for a new
 // branch) and moves branch to it.
 func (c *Commenter) commit(ctx context.Context, owner, repo, branch, parent, baseTree, message string, files map[string][]byte, where string) error {
+	// Each file a blob of its bytes (base64: byte for byte, and fit for
+	// files of many megabytes), then a tree on the parent's.
 	var entries []*gh.TreeEntry
-	for p, data := range files {
-		entries = append(entries, &gh.TreeEntry{Path: gh.String(p), Mode: gh.String("100644"), Type: gh.String("blob"), Content: gh.String(string(data))})
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		var blob *gh.Blob
+		err := c.do(ctx, fmt.Sprintf("write %s to %s", p, where), func(int) (*gh.Response, error) {
+			var (
+				resp *gh.Response
+				err  error
+			)
+			blob, resp, err = c.client().Git.CreateBlob(ctx, owner, repo, &gh.Blob{Content: gh.String(base64.StdEncoding.EncodeToString(files[p])), Encoding: gh.String("base64")})
+			return resp, err
+		})
+		if err != nil {
+			return err
+		}
+		entries = append(entries, &gh.TreeEntry{Path: gh.String(p), Mode: gh.String("100644"), Type: gh.String("blob"), SHA: blob.SHA})
 	}
 	var tree *gh.Tree
 	err := c.do(ctx, "create a tree of "+where, func(int) (*gh.Response, error) {

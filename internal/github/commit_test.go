@@ -134,3 +134,19 @@ func TestCommitFilesConcurrent(t *testing.T) {
 		t.Errorf("%d lines, page %q; want 20 and its page:\n%s", n, page, ledger)
 	}
 }
+
+// TestCommitFilesBytes: files are committed byte for byte (blobs in
+// base64), whatever they hold.
+func TestCommitFilesBytes(t *testing.T) {
+	h := newHarness(t, githubtest.Config{}, Options{})
+	data := []byte("a\r\n\xff\x00\xfe é\n")
+	err := h.c.CommitFiles(context.Background(), "o", "r", dataBranch, "bytes", []string{"x.bin"}, func(map[string][]byte) (map[string][]byte, bool, error) {
+		return map[string][]byte{"x.bin": data}, true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := h.srv.File("o", "r", dataBranch, "x.bin"); !bytes.Equal(got, data) {
+		t.Errorf("committed %q, want %q", got, data)
+	}
+}

@@ -22,6 +22,7 @@ import (
 //	POST /repos/{owner}/{repo}/git/refs                     {"ref","sha"} -> 201; 422 "Reference already exists"
 //	POST /repos/{owner}/{repo}/git/trees                    {"base_tree","tree":[{"path","mode","type","content"|"sha"}]} -> 201
 //	POST /repos/{owner}/{repo}/git/commits                  {"message","tree","parents"} -> 201
+//	POST /repos/{owner}/{repo}/git/blobs                    {"content","encoding"} -> 201 {"sha"}
 //	GET  /repos/{owner}/{repo}/git/blobs/{sha}              {"content":base64,"encoding":"base64"}
 //	GET  /repos/{owner}/{repo}/git/commits/{sha}            {"sha","tree":{"sha"},"parents":[{"sha"}],"message"}
 //	PATCH /repos/{owner}/{repo}/git/refs/heads/{branch}     {"sha","force"} -> 200; 422 "Update is not a fast forward"
@@ -358,7 +359,7 @@ func (f *Fake) putContents(w http.ResponseWriter, g *gitRepo, path string, body 
 		jsonEscape(path), blob, len(data), g.refs[branch], jsonEscape(*in.Message)))
 }
 
-// gitCreate answers POST git/trees, git/commits and git/refs.
+// gitCreate answers POST git/trees, git/commits, git/blobs and git/refs.
 func (f *Fake) gitCreate(w http.ResponseWriter, g *gitRepo, what string, body []byte) {
 	bad := func(msg string) {
 		writeJSON(w, http.StatusUnprocessableEntity, fmt.Sprintf(`{"message":"%s","status":"422"}`, jsonEscape(msg)))
@@ -428,6 +429,24 @@ func (f *Fake) gitCreate(w http.ResponseWriter, g *gitRepo, what string, body []
 		}
 		sha := g.commit(gitCommit{Tree: in.Tree, Parents: in.Parents, Message: in.Message})
 		writeJSON(w, http.StatusCreated, fmt.Sprintf(`{"sha":"%s","tree":{"sha":"%s"},"message":"%s"}`, sha, in.Tree, jsonEscape(in.Message)))
+	case "blobs":
+		var in struct{ Content, Encoding string }
+		if json.Unmarshal(body, &in) != nil {
+			bad("Problems parsing JSON")
+			return
+		}
+		data := []byte(in.Content)
+		if in.Encoding == "base64" {
+			var err error
+			if data, err = base64.StdEncoding.DecodeString(in.Content); err != nil {
+				bad("content is not valid Base64")
+				return
+			}
+		} else if in.Encoding != "" && in.Encoding != "utf-8" {
+			bad("encoding must be utf-8 or base64")
+			return
+		}
+		writeJSON(w, http.StatusCreated, fmt.Sprintf(`{"sha":"%s","url":"blobs"}`, g.blob(data)))
 	case "refs":
 		var in struct{ Ref, SHA string }
 		if json.Unmarshal(body, &in) != nil || !strings.HasPrefix(in.Ref, "refs/heads/") {
