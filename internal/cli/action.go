@@ -60,6 +60,11 @@ func (a *app) action(ctx context.Context) int {
 		return fail(ExitUsage, "%v", err)
 	}
 	a.cfg = cfg
+	if msg := report.DeprecatedText(act.Deprecated); msg != "" {
+		// Also in the job summary (publish).
+		_ = gh.Annotate(github.Warning, "", 0, "benchgate", msg)
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
+	}
 	ws := getenv("GITHUB_WORKSPACE")
 	if ws == "" {
 		ws = a.env.Dir
@@ -171,10 +176,6 @@ func (a *app) action(ctx context.Context) int {
 		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
 		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
-	a.checkLabeler(ctx, target, cfg.TrustedBots, &j.accept)
-	if len(j.accept.notes) > 0 && j.accept.notes[len(j.accept.notes)-1].Sender == "" {
-		a.labelHistory(ctx, target, act, &j.accept)
-	}
 	if target.BaseFromMergeParent {
 		j.base.Label = gitrev.Short(target.MergeCommit) + "^1"
 	}
@@ -183,6 +184,10 @@ func (a *app) action(ctx context.Context) int {
 	} else if at.SHA != "" {
 		j.policyAt = at
 		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", gitrev.Short(at.SHA), at.Label)
+	}
+	a.checkLabeler(ctx, target, func() []string { return a.trustedBots(ctx, repo, cmp.Or(j.policyAt.SHA, baseSHA)) }, &j.accept)
+	if len(j.accept.notes) > 0 && j.accept.notes[len(j.accept.notes)-1].Sender == "" {
+		a.labelHistory(ctx, target, act, &j.accept)
 	}
 	shardDir := ""
 	if !cfg.Shard.IsZero() {
@@ -414,6 +419,7 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 	}
 	meta := o.meta
 	meta.Notes = append(meta.Notes, notes...)
+	meta.Run.Deprecated = act.Deprecated // the summary's, not the pull request's
 	summary := report.Markdown(v, meta, report.Options{MaxChars: github.MaxStepSummary - 4096})
 	if err := gh.StepSummary(summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
 		warn("job summary: %v", err)

@@ -7,7 +7,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,9 +26,6 @@ const (
 	ExitTool  = 3 // benchgate could not finish
 )
 
-// Version is set at build time (-ldflags "-X ...cli.Version=v1.2.3").
-var Version = "dev"
-
 // Env is the outside world of one invocation.
 type Env struct {
 	Getenv         func(string) string
@@ -44,6 +40,9 @@ type Env struct {
 type app struct {
 	env Env
 	cfg *config.Config // as the user gave it: never edited
+	// host is the CI job of a command other than the action (gitlab),
+	// for the sandbox; nil otherwise.
+	host *ciHost
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -57,8 +56,9 @@ func Run(ctx context.Context, args []string, env Env) int {
 		env.Dir, _ = os.Getwd()
 	}
 	cfg, err := config.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(env.Stdout, config.Usage)
+	var help *config.HelpError
+	if errors.As(err, &help) {
+		fmt.Fprint(env.Stdout, config.UsageOf(help.Command))
 		return ExitPass
 	}
 	if err != nil {
@@ -66,13 +66,16 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	a := &app{env: env, cfg: cfg}
-	if cfg.Command != "action" {
+	if cfg.Command != "action" && cfg.Command != "version" {
 		// Nothing measured is lost to a typo in an output path.
 		if err := a.checkOutputs(); err != nil {
 			return a.errorf(ExitUsage, "%v", err)
 		}
 	}
 	switch cfg.Command {
+	case "version":
+		fmt.Fprint(env.Stdout, versionLine())
+		return ExitPass
 	case "compare":
 		return a.compare()
 	case "merge":
@@ -87,6 +90,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return a.bisect(ctx)
 	case "history":
 		return a.history(ctx)
+	case "gitlab":
+		return a.gitlab(ctx)
 	default:
 		return a.run(ctx, a.cfg.Dir).code
 	}
@@ -125,7 +130,7 @@ func (a *app) path(p string) string {
 
 // conclude writes the reports to d and maps the verdict to the exit status.
 func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
-	meta.Tool = "benchgate " + Version
+	meta.Tool = a.tool()
 	if d.calibrate {
 		return a.calibrationReport(v, meta, d)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/benchgate/benchgate/internal/ledger"
 )
 
-// The files of the action's data branch (input history-branch).
+// The files of the action's data branch (input history).
 const (
 	ledgerFile = "ledger.jsonl"
 	pageFile   = "index.html"
@@ -79,7 +79,7 @@ func (a *app) openDataBranch(ctx context.Context, cfg *config.Config, act *confi
 	return d, nil
 }
 
-// checkHistoryBranch refuses a history-branch that holds code: the
+// checkHistoryBranch refuses a data branch (input history) that holds code: the
 // default branch, the branch pushed to, or the pull request's base. The
 // data branch gets a commit from every recorded push; on a code branch,
 // with a token whose pushes start workflows, each would start another
@@ -91,7 +91,7 @@ func checkHistoryBranch(branch string, target event.Target) error {
 		{"refs/heads/" + target.BaseRef, "the pull request's base branch"},
 	} {
 		if c.ref == "refs/heads/"+branch {
-			return fmt.Errorf("input history-branch: %q is %s: the ledger needs a branch of its own, which benchgate creates (default benchgate-data)", branch, c.what)
+			return fmt.Errorf("input history: %q is %s: the ledger needs a branch of its own, which benchgate creates (such as benchgate-data)", branch, c.what)
 		}
 	}
 	return nil
@@ -109,7 +109,7 @@ func recordRounds(cfg *config.Config, hist *dataBranch, stderr io.Writer) {
 		return
 	}
 	cfg.Count *= recordFactor
-	fmt.Fprintf(stderr, "benchgate: history: this push records with %d rounds (%d× the default count: off the pull requests' path, and the ledger adds up each merge's noise; the count input sets it)\n", cfg.Count, recordFactor)
+	fmt.Fprintf(stderr, "benchgate: history: this push records with %d rounds (%d× the default count: off the pull requests' path, and the ledger adds up each merge's noise; --count in the args input sets it)\n", cfg.Count, recordFactor)
 }
 
 // recordsHistory reports whether a run records: a push to the default

@@ -9,7 +9,7 @@ import (
 	"github.com/benchgate/benchgate/internal/event"
 )
 
-// The data branch is a branch of its own: history-branch may not name the
+// The data branch is a branch of its own: input history may not name the
 // default branch, the pushed branch or a pull request's base (round 3's
 // L6: every recorded push would commit to the code branch).
 func TestCheckHistoryBranch(t *testing.T) {
@@ -29,7 +29,7 @@ func TestCheckHistoryBranch(t *testing.T) {
 		{"main", event.Target{}, ""}, // nothing known to compare with
 	} {
 		err := checkHistoryBranch(c.branch, c.target)
-		if (err == nil) != (c.want == "") || err != nil && (!strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "input history-branch: ")) {
+		if (err == nil) != (c.want == "") || err != nil && (!strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "input history: ")) {
 			t.Errorf("%s %+v: %v, want %q", c.branch, c.target, err, c.want)
 		}
 	}

@@ -6,9 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/github/githubtest"
+	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/testenv"
 )
 
 // TestLabelBelongsToMaintainers: the accept label accepts only when its
@@ -42,7 +45,7 @@ func TestLabelBelongsToMaintainers(t *testing.T) {
 		{name: "not a collaborator", sender: "stranger", code: report.LabelNoWrite, lookups: 1, text: "has none access"},
 		{name: "the author, even with write access", sender: "MONA", code: report.LabelByAuthor,
 			text: "added by @MONA, the pull request's author"},
-		{name: "a bot", sender: "labeler[bot]", senderType: "Bot", code: report.LabelByBot, text: "a bot the workflow does not trust"},
+		{name: "a bot", sender: "labeler[bot]", senderType: "Bot", code: report.LabelByBot, text: "a bot the policy file does not trust"},
 		{name: "a bot account by its type", sender: "ci-robot", senderType: "Bot", code: report.LabelByBot},
 		{name: "a trusted bot", sender: "release-bot[bot]", senderType: "Bot", trusted: []string{"other[bot]", "Release-Bot[bot]"}, accepted: true},
 		{name: "no token", sender: "maintainer", token: "-", code: report.LabelUnverified, text: "no token input"},
@@ -65,7 +68,7 @@ func TestLabelBelongsToMaintainers(t *testing.T) {
 			if acc.label == "" {
 				t.Fatal("fixture: the labeled event does not accept before the check")
 			}
-			a.checkLabeler(context.Background(), target, c.trusted, &acc)
+			a.checkLabeler(context.Background(), target, func() []string { return c.trusted }, &acc)
 			if got := lookups(srv) - before; got != c.lookups {
 				t.Errorf("%d permission lookups, want %d", got, c.lookups)
 			}
@@ -94,4 +97,34 @@ func lookups(srv *githubtest.Server) int {
 		}
 	}
 	return n
+}
+
+// The trusted bots are the policy file's, read from the commit the run
+// reads the policy from (base): head's copy cannot add one.
+func TestTrustedBotsFromBase(t *testing.T) {
+	env := testenv.Env(t)
+	dir := t.TempDir()
+	testenv.WriteFiles(t, dir, map[string]string{"go.mod": "module example.com/m\n", ".benchgate.yml": "trusted-bots:\n  - release-bot[bot]\n"})
+	testenv.Git(t, env, dir, "init", "-q", "-b", "main")
+	testenv.Git(t, env, dir, "add", "-A")
+	testenv.Git(t, env, dir, "commit", "-q", "-m", "base")
+	base := strings.TrimSpace(testenv.Git(t, env, dir, "rev-parse", "HEAD"))
+	testenv.WriteFiles(t, dir, map[string]string{".benchgate.yml": "trusted-bots:\n  - release-bot[bot]\n  - labeler[bot]\n"})
+	testenv.Git(t, env, dir, "commit", "-q", "-am", "head trusts its own bot")
+	head := strings.TrimSpace(testenv.Git(t, env, dir, "rev-parse", "HEAD"))
+	a := &app{env: Env{Dir: dir, Environ: env, Getenv: func(string) string { return "" }, Stderr: io.Discard}, cfg: &config.Config{Policy: ".benchgate.yml"}}
+	repo, err := gitrev.Open(context.Background(), dir, a.gitOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.trustedBots(context.Background(), repo, base); strings.Join(got, " ") != "release-bot[bot]" {
+		t.Errorf("base's trusted bots %q", got)
+	}
+	if got := a.trustedBots(context.Background(), repo, head); len(got) != 2 {
+		t.Errorf("head's file: %q (read only from the commit asked for)", got)
+	}
+	a.cfg.Policy = "none"
+	if got := a.trustedBots(context.Background(), repo, base); got != nil {
+		t.Errorf("--policy none: %q", got)
+	}
 }

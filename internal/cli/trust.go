@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -132,20 +134,20 @@ func orDeleted(repo string) string {
 // checkLabeler lets the accept label accept only on a maintainer's word
 // (docs/policy.md#accepted-regressions-who-may-accept): the labeled
 // event's sender must not be the pull request's author, must not be a bot
-// unless the workflow names it (trusted-bots), and must have write access
+// unless the policy file names it (trusted-bots), and must have write access
 // to the repository, as GitHub's collaborator permission API states it
 // (GET /repos/{owner}/{repo}/collaborators/{sender}/permission: admin,
 // maintain or write; the triage role can add labels and is not enough).
 // A trusted bot is not looked up (an app has no collaborator role).
 // Otherwise the label accepts nothing, and a note says why.
-func (a *app) checkLabeler(ctx context.Context, target event.Target, trusted []string, acc *acceptance) {
+func (a *app) checkLabeler(ctx context.Context, target event.Target, trusted func() []string, acc *acceptance) {
 	if acc.label == "" {
 		return
 	}
 	sender := target.Sender
 	n := report.PolicyNote{Label: acc.label, Commit: gitrev.Short(target.HeadSHA), Sender: sender}
 	isBot := strings.EqualFold(target.SenderType, "Bot") || strings.HasSuffix(strings.ToLower(sender), "[bot]")
-	trustedBot := slices.ContainsFunc(trusted, func(b string) bool { return strings.EqualFold(b, sender) })
+	trustedBot := isBot && slices.ContainsFunc(trusted(), func(b string) bool { return strings.EqualFold(b, sender) })
 	switch {
 	case target.Author == "":
 		n.Code, n.Err = report.LabelUnverified, "the event names no pull request author to tell the sender from"
@@ -168,6 +170,27 @@ func (a *app) checkLabeler(ctx context.Context, target event.Target, trusted []s
 	}
 	acc.label, acc.labelBy, acc.labelAt = "", "", ""
 	acc.notes = append(acc.notes, n)
+}
+
+// trustedBots are the bots that the policy file in force names
+// (trusted-bots), read from commit sha, where the run reads the policy:
+// base, or a stacked pull request's merge base, which only maintainers
+// wrote. A file that is missing or does not parse names none (the run
+// reports its errors).
+func (a *app) trustedBots(ctx context.Context, repo *gitrev.Repo, sha string) []string {
+	if a.cfg.Policy == "none" {
+		return nil
+	}
+	rel, err := a.policyPath()
+	if err != nil {
+		return nil
+	}
+	name := filepath.ToSlash(rel)
+	p, _, err := pipeline.ReadCommitPolicy(ctx, repo, sha, path.Join(filepath.ToSlash(repo.Subdir()), name), name)
+	if err != nil || p == nil {
+		return nil
+	}
+	return p.TrustedBots
 }
 
 // permission reads login's access to the repository of GITHUB_REPOSITORY

@@ -279,6 +279,7 @@ func headBlocks(v gate.Verdict, m Meta) []Block {
 			bs = append(bs, Paragraph{Alert: true, Spans: append([]Span{mark(markWarn, Warn), txt(" ")}, strongAll(warningSpans(w, nil))...)})
 		}
 	}
+	bs = append(bs, deprecatedAlert(m.Run.Deprecated)...)
 	return append(bs, policyAlerts(m.Policy)...)
 }
 

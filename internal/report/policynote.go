@@ -93,7 +93,7 @@ func PolicyNoteText(n PolicyNote) string {
 	case LabelByAuthor:
 		return fmt.Sprintf("not accepted: the label %s was added by @%s, the pull request's author; it accepts a maintainer's word, not the author's", n.Label, n.Sender)
 	case LabelByBot:
-		return fmt.Sprintf("not accepted: the label %s was added by @%s, a bot the workflow does not trust (input trusted-bots); a maintainer accepts this commit's regressions by adding the label", n.Label, n.Sender)
+		return fmt.Sprintf("not accepted: the label %s was added by @%s, a bot the policy file does not trust (trusted-bots in .benchgate.yml); a maintainer accepts this commit's regressions by adding the label", n.Label, n.Sender)
 	case LabelNoWrite:
 		return fmt.Sprintf("not accepted: @%s, who added the label %s, has %s access to the repository, not write; a maintainer with write access accepts this commit's regressions by adding the label", n.Sender, n.Label, n.Access)
 	case LabelUnverified:

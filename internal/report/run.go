@@ -43,6 +43,8 @@ type Run struct {
 	Explain      *Explained
 	// Merged are the shards a merge judged together (merge).
 	Merged []MergedShard
+	// Deprecated are the old action inputs the workflow still sets.
+	Deprecated []DeprecatedInput
 }
 
 // MergedShard is one shard of a merge: its part ("2/4"), how many
