@@ -155,7 +155,7 @@ func (a *app) action(ctx context.Context) int {
 			if err := gh.StepSummary(md); err != nil && !errors.Is(err, github.ErrNotInActions) {
 				fmt.Fprintf(a.env.Stderr, "benchgate: warning: job summary: %v\n", err)
 			}
-			_ = gh.SetOutputs(map[string]string{"verdict": "pass", "regressions": "0", "report-json": ReportJSON})
+			_ = gh.SetOutputs(map[string]string{"verdict": "pass", "regressions": "0", "blind": "0", "report-json": ReportJSON})
 		}
 		return code
 	}
@@ -173,7 +173,7 @@ func (a *app) action(ctx context.Context) int {
 	}
 	j := job{
 		base: rev{baseSHA, gitrev.ShortRef(target.Base)}, head: rev{headSHA, gitrev.ShortRef(target.Head)},
-		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
+		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath, request: requestOf(target)},
 		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
 	if target.BaseFromMergeParent {
@@ -275,13 +275,22 @@ func (a *app) actionMerge(ctx context.Context, gh *github.Actions, ws, jsonPath 
 	if len(dirs) == 0 {
 		return a.errorf(ExitUsage, "input merge: with mode merge, name the shards' directories (e.g. shards/*)")
 	}
-	o := a.mergeDirs(dirs, dest{json: jsonPath}, tr)
+	o := a.mergeDirs(dirs, dest{json: jsonPath, request: requestOf(target)}, tr)
 	chownLike(jsonPath, ws)
 	if o.verdict == nil {
 		return o.code
 	}
 	a.publish(ctx, gh, o, target, act, tr)
 	return o.code
+}
+
+// requestOf is what the reports call the change an event judges: "PR"
+// for a pull request's, "" (this change) for a push's.
+func requestOf(target event.Target) string {
+	if target.PRNumber > 0 {
+		return "PR"
+	}
+	return ""
 }
 
 // actionAcceptance decides what accepts regressions in the action, from
@@ -427,6 +436,7 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 	if err := gh.SetOutputs(map[string]string{
 		"verdict":     map[bool]string{true: "pass", false: "fail"}[v.Pass],
 		"regressions": strconv.Itoa(len(v.Regressions())),
+		"blind":       strconv.Itoa(len(v.Blind())),
 		"report-json": ReportJSON,
 	}); err != nil && !errors.Is(err, github.ErrNotInActions) {
 		warn("step outputs: %v", err)

@@ -131,6 +131,7 @@ func (a *app) path(p string) string {
 // conclude writes the reports to d and maps the verdict to the exit status.
 func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
 	meta.Tool = a.tool()
+	meta.Request = d.request
 	if d.calibrate {
 		return a.calibrationReport(v, meta, d)
 	}

@@ -59,6 +59,9 @@ type dest struct {
 	calibrate      bool   // the A/A noise report instead of the verdict's
 	raw            string // the raw files, kept if a report cannot be written
 	rawKept        bool   // raw is the user's --out directory: kept anyway
+	// request is what the reports call the change judged
+	// (report.Meta.Request): "PR" in the run of a pull request.
+	request string
 }
 
 // An outcome is what a command's judgement gave: the exit status and, when

@@ -345,6 +345,9 @@ func confirmPooled(screen Verdict, pooled, fresh []stats.Comparison, failures []
 			d.stopped = false
 		}
 		decide(&nr, m, step, lp)
+		if lp.Alpha != p.Alpha {
+			nr.Reason.PolicyAlpha = p.Alpha // the share of it this look had
+		}
 		lp.Alpha = a2 // the MDE is the procedure's, at the last look
 		assess(&nr, d.u, m, lp, nil)
 		f := freshBy[nr.Key]

@@ -332,6 +332,20 @@ func (v Verdict) Regressions() []Result {
 	return out
 }
 
+// Blind returns the time/op rows that could not have seen a change of
+// their threshold, so that no regression found in them is no evidence of
+// none: rows unchanged (or not confirmed) whose MDE is beyond the
+// threshold (TooNoisy), and rows no test could judge (Inconclusive).
+func (v Verdict) Blind() []Result {
+	var out []Result
+	for _, r := range v.Results {
+		if r.Kind == Time && (r.Status == Inconclusive || r.Status == Unchanged && r.TooNoisy) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // HeadFailures returns the failures on the head side (not the instruction
 // lane's: their rows are unavailable).
 func (v Verdict) HeadFailures() []Failure {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/affected"
 	"github.com/benchgate/benchgate/internal/callgrind"
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/machine"
@@ -332,7 +333,7 @@ func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, 
 		}
 		plan := PlanConfirm(sess, *v, screened)
 		if len(plan.Units) > 0 && env.Progress != nil {
-			fmt.Fprintf(env.Progress, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(plan.Units), plan.Fresh)
+			fmt.Fprintf(env.Progress, "benchgate: re-running %s that looked like a change, with up to %d fresh interleaved rounds\n", english.Plural(len(plan.Units), "time row", "time rows"), plan.Fresh)
 		}
 		c, err := Confirm(ctx, sess, plan, out, p.Seed, jd)
 		*v = c.Verdict

@@ -233,11 +233,11 @@ func codeSpan(s string) string {
 	return fence + s + fence
 }
 
-// mermaidPunct lists the ASCII punctuation that mermaidText keeps: none
+// mermaidPunct lists the ASCII punctuation that chartText keeps: none
 // of it is Mermaid, Markdown or HTML syntax inside a quoted label.
 const mermaidPunct = " /=.,_+-()"
 
-// mermaidText makes an untrusted string (a benchmark or package name) safe
+// chartText makes an untrusted string (a benchmark or package name) safe
 // as a quoted label ("...") in a Mermaid diagram inside a ```mermaid
 // fence, and shortens it to at most n runes ("…" marks the cut). Only
 // letters, digits and the characters of mermaidPunct are kept; every
@@ -247,7 +247,7 @@ const mermaidPunct = " /=.,_+-()"
 // codes such as #quot;), "<", ">", "&", braces, colons, line breaks, and
 // control, format (bidi) and invalid characters. The result has no
 // newline and no backtick, so it cannot close the fence.
-func mermaidText(s string, n int) string {
+func chartText(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
 		if r < utf8.RuneSelf {
 			if ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') || strings.ContainsRune(mermaidPunct, r) {

@@ -235,7 +235,7 @@ func (r Run) items() [][]Span {
 	}
 	if c := r.Cancelled; c != nil {
 		if c.Confirmation {
-			add("cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
+			add("cancelled during the re-run: the first rounds' verdict stands, its regressions not confirmed")
 		} else {
 			add(fmt.Sprintf("cancelled after %d of %d rounds: this report is partial", c.Rounds, c.Of))
 		}
@@ -250,8 +250,8 @@ func (r Run) items() [][]Span {
 		add(timingText(*t))
 	}
 	if c := r.Confirmation; c != nil {
-		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for up to %d fresh rounds (each as many as its noise needs) and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
-			c.Rows, c.PromisingP, c.Rounds))
+		add(fmt.Sprintf("re-run: %s that looked like a change in the first rounds (raw p < %g and at least half the threshold) got up to %d fresh rounds (each as many as its noise needs) and %s decided on all %s rounds (raw files confirm-base.txt, confirm-head.txt)",
+			english.Plural(c.Rows, "time row", "time rows"), c.PromisingP, c.Rounds, plural(c.Rows, "was", "were"), plural(c.Rows, "its", "their")))
 	}
 	if len(r.Merged) > 0 {
 		add(mergedText(r.Merged))
@@ -294,7 +294,7 @@ func mergedText(ms []MergedShard) string {
 func explainedText(e Explained) []string {
 	var out []string
 	if e.Instructions > 0 {
-		s := "explain: " + english.Plural(e.Instructions, "instructions/op change", "instructions/op changes") + " from the instruction lane's per-function counts"
+		s := "explain: " + english.Plural(e.Instructions, "instructions/op change", "instructions/op changes") + " from the per-function instruction counts"
 		if e.Kept != "" {
 			s += "; counts kept in " + e.Kept + " as pprof profiles"
 		}
@@ -328,7 +328,7 @@ func adaptiveText(a Adaptive) string {
 	if a.Stopped > 0 {
 		return fmt.Sprintf("adaptive: stopped in round %d", a.Stopped)
 	}
-	s := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, looks after rounds %v; ", a.MaxTime, a.Rounds, a.MaxRounds, a.Elapsed.Round(time.Second), a.Looks)
+	s := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, checks after rounds %v; ", a.MaxTime, a.Rounds, a.MaxRounds, a.Elapsed.Round(time.Second), a.Looks)
 	var parts []string
 	for _, d := range a.Decided {
 		parts = append(parts, fmt.Sprintf("%d after round %d", d.Count, d.Round))
@@ -345,7 +345,7 @@ func adaptiveText(a Adaptive) string {
 }
 
 func laneText(l Lane) string {
-	what := "the builds, calibration and time lane before it"
+	what := "the builds, calibration and timed rounds before it"
 	if l.Only {
 		what = "the builds and calibration before it"
 	}
@@ -353,7 +353,7 @@ func laneText(l Lane) string {
 	if l.Benchmarks > 0 {
 		per = fmt.Sprintf(", %s per benchmark", (l.Elapsed / time.Duration(l.Benchmarks)).Round(100*time.Millisecond))
 	}
-	s := fmt.Sprintf("instruction lane: %d benchmarks counted under valgrind (callgrind), %d runs per side each: %d processes, %s%s (%s: %s)",
+	s := fmt.Sprintf("instruction counts: %d benchmarks counted under valgrind (callgrind), %d runs per side each: %d processes, %s%s (%s: %s)",
 		l.Benchmarks, l.Repeats, l.Processes, l.Elapsed.Round(100*time.Millisecond), per, what, l.Before.Round(100*time.Millisecond))
 	if l.Unavailable > 0 {
 		s += fmt.Sprintf("; %d unavailable", l.Unavailable)
@@ -372,7 +372,7 @@ func timingText(t Timing) string {
 	for _, st := range []struct {
 		name string
 		d    time.Duration
-	}{{"calibrating", t.Calibrate}, {"warm-up", t.Warmup}, {"the screen's rounds", t.Screen}, {"the confirmation's", t.Confirm}, {"the explanation", t.Explain}} {
+	}{{"calibrating", t.Calibrate}, {"warm-up", t.Warmup}, {"the first rounds", t.Screen}, {"the re-run", t.Confirm}, {"the explanation", t.Explain}} {
 		if st.d > 0 {
 			stages += ", " + st.name + " " + ms(st.d)
 		}
