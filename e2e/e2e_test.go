@@ -295,6 +295,14 @@ func TestScripts(t *testing.T) {
 					Owner: "owner", Repo: "repo", Issue: 7, Event: args[0], Actor: args[1], Label: args[2],
 				})
 			},
+			// fake-collaborator LOGIN ROLE: LOGIN has ROLE (admin,
+			// maintain, write, triage, read) on owner/repo.
+			"fake-collaborator": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: fake-collaborator LOGIN ROLE")
+				}
+				ts.Value(fakeKey{}).(*githubtest.Server).AddCollaborator("owner", "repo", args[0], args[1])
+			},
 			// fake-file BRANCH PATH [REGEXP [N]]: owner/repo's BRANCH holds
 			// PATH, its content matches REGEXP, N times; with !, it
 			// does not hold PATH.

@@ -127,6 +127,9 @@ func (a *app) action(ctx context.Context) int {
 	}
 	var hist *dataBranch
 	if act.History && act.Mode == "gate" {
+		if err := checkHistoryBranch(act.HistoryBranch, target); err != nil {
+			return fail(ExitUsage, "%v", err)
+		}
 		// Before the run: its report shows the trends, and a push
 		// records into the copy.
 		if hist, err = a.openDataBranch(ctx, cfg, act, name, target); err != nil {
@@ -134,6 +137,7 @@ func (a *app) action(ctx context.Context) int {
 			fmt.Fprintf(a.env.Stderr, "benchgate: warning: %v\n", pipeline.OneLine(err))
 		}
 		defer hist.close()
+		recordRounds(cfg, hist, a.env.Stderr)
 	}
 	repo, shas, err := a.openRepo(ctx, dir, "input working-directory", flagRef{"head", target.Head})
 	if err != nil {
@@ -172,9 +176,6 @@ func (a *app) action(ctx context.Context) int {
 		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath, request: requestOf(target)},
 		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
-	if len(j.accept.notes) > 0 {
-		a.labelHistory(ctx, target, act, &j.accept)
-	}
 	if target.BaseFromMergeParent {
 		j.base.Label = gitrev.Short(target.MergeCommit) + "^1"
 	}
@@ -183,6 +184,10 @@ func (a *app) action(ctx context.Context) int {
 	} else if at.SHA != "" {
 		j.policyAt = at
 		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", gitrev.Short(at.SHA), at.Label)
+	}
+	a.checkLabeler(ctx, target, func() []string { return a.trustedBots(ctx, repo, cmp.Or(j.policyAt.SHA, baseSHA)) }, &j.accept)
+	if len(j.accept.notes) > 0 && j.accept.notes[len(j.accept.notes)-1].Sender == "" {
+		a.labelHistory(ctx, target, act, &j.accept)
 	}
 	shardDir := ""
 	if !cfg.Shard.IsZero() {

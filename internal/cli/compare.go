@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -11,6 +11,7 @@ import (
 	"github.com/benchgate/benchgate/internal/machine"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
 )
 
@@ -26,9 +27,9 @@ func (a *app) compare() int {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(a.env.Dir, path)
 		}
-		data, err := os.ReadFile(path)
+		data, err := readInput(path)
 		if err != nil {
-			return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, errors.Unwrap(err))
+			return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, unwrapPath(err))
 		}
 		f, lines, err := pipeline.Decode(pipeline.File{Name: name, Data: data})
 		if err != nil {
@@ -134,4 +135,19 @@ func (a *app) compareDir(dir string) int {
 	}
 	meta.Policy = r.Info(*v)
 	return a.conclude(*v, meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
+}
+
+// readInput reads a file of results to compare, at most shard.MaxRawSize
+// bytes (a pipe too: compare <(go test -bench .) ...).
+func readInput(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, shard.MaxRawSize+1))
+	if err == nil && len(data) > shard.MaxRawSize {
+		err = &shard.TooLargeError{Limit: shard.MaxRawSize}
+	}
+	return data, err
 }

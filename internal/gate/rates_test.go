@@ -257,6 +257,19 @@ func TestPrintedError(t *testing.T) {
 	if !math.IsInf(printedError(0), 1) {
 		t.Error("printedError(0) is finite")
 	}
+	// Values that are not normal floats carry no precision, and the
+	// search ends for every value (round 3's L1: 5e-324 looped forever,
+	// its powers of ten underflowing to 0).
+	for _, x := range []float64{5e-324, 1e-323, 3e-320, math.SmallestNonzeroFloat64, math.Inf(1), math.NaN()} {
+		if got := printedError(x); !math.IsInf(got, 1) {
+			t.Errorf("printedError(%g) = %g, want +Inf", x, got)
+		}
+	}
+	for _, x := range []float64{smallestNormal, 1e-300, 1.2345678901234e-200, math.MaxFloat64, 1e308, 9.999999999999e307} {
+		if got := printedError(x); !(got > 0) {
+			t.Errorf("printedError(%g) = %g, want a positive error", x, got)
+		}
+	}
 }
 
 // The tolerance on real go test -bench -benchmem output (testdata/rates):

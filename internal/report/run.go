@@ -553,7 +553,7 @@ func (r Run) json() *jsonRun {
 		j.Merged = append(j.Merged, jsonMergedShard(m))
 	}
 	for _, n := range r.Policy {
-		j.Policy = append(j.Policy, jsonPolicyNote{string(n.Code), n.Commit, n.File, n.Label, string(n.Off), n.Action, n.Err, n.By, n.At})
+		j.Policy = append(j.Policy, jsonPolicyNote{string(n.Code), n.Commit, n.File, n.Label, string(n.Off), n.Action, n.Err, n.By, n.At, n.Sender, n.Access})
 	}
 	for _, u := range r.Unclosed {
 		j.Unclosed = append(j.Unclosed, jsonNamed(u))

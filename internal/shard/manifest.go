@@ -101,6 +101,11 @@ func Read(dir string) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, fmt.Errorf("shard manifest: %w", err)
 	}
+	return Decode(name, b)
+}
+
+// Decode decodes and checks the manifest b; name is its file, for errors.
+func Decode(name string, b []byte) (Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return Manifest{}, fmt.Errorf("shard manifest %s: %w", name, err)
