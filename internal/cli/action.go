@@ -61,6 +61,11 @@ func (a *app) action(ctx context.Context) int {
 		return fail(ExitUsage, "%v", err)
 	}
 	a.cfg = cfg
+	if msg := report.DeprecatedText(act.Deprecated); msg != "" {
+		// Also in the job summary (publish).
+		_ = gh.Annotate(github.Warning, "", 0, "benchgate", msg)
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
+	}
 	ws := getenv("GITHUB_WORKSPACE")
 	if ws == "" {
 		ws = a.env.Dir
@@ -123,6 +128,9 @@ func (a *app) action(ctx context.Context) int {
 	}
 	var hist *dataBranch
 	if act.History && act.Mode == "gate" {
+		if err := checkHistoryBranch(act.HistoryBranch, target); err != nil {
+			return fail(ExitUsage, "%v", err)
+		}
 		// Before the run: its report shows the trends, and a push
 		// records into the copy.
 		if hist, err = a.openDataBranch(ctx, cfg, act, name, target); err != nil {
@@ -130,6 +138,7 @@ func (a *app) action(ctx context.Context) int {
 			fmt.Fprintf(a.env.Stderr, "benchgate: warning: %v\n", pipeline.OneLine(err))
 		}
 		defer hist.close()
+		recordRounds(cfg, hist, a.env.Stderr)
 	}
 	repo, shas, err := a.openRepo(ctx, dir, "input working-directory", flagRef{"head", target.Head})
 	if err != nil {
@@ -147,7 +156,7 @@ func (a *app) action(ctx context.Context) int {
 			if err := gh.StepSummary(md); err != nil && !errors.Is(err, github.ErrNotInActions) {
 				fmt.Fprintf(a.env.Stderr, "benchgate: warning: job summary: %v\n", err)
 			}
-			_ = gh.SetOutputs(map[string]string{"verdict": "pass", "regressions": "0", "report-json": ReportJSON})
+			_ = gh.SetOutputs(map[string]string{"verdict": "pass", "regressions": "0", "blind": "0", "report-json": ReportJSON})
 		}
 		return code
 	}
@@ -165,11 +174,8 @@ func (a *app) action(ctx context.Context) int {
 	}
 	j := job{
 		base: rev{baseSHA, gitrev.ShortRef(target.Base)}, head: rev{headSHA, gitrev.ShortRef(target.Head)},
-		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath},
+		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath, request: requestOf(target)},
 		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
-	}
-	if len(j.accept.notes) > 0 {
-		a.labelHistory(ctx, target, act, &j.accept)
 	}
 	if target.BaseFromMergeParent {
 		j.base.Label = gitrev.Short(target.MergeCommit) + "^1"
@@ -179,6 +185,10 @@ func (a *app) action(ctx context.Context) int {
 	} else if at.SHA != "" {
 		j.policyAt = at
 		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", gitrev.Short(at.SHA), at.Label)
+	}
+	a.checkLabeler(ctx, target, func() []string { return a.trustedBots(ctx, repo, cmp.Or(j.policyAt.SHA, baseSHA)) }, &j.accept)
+	if len(j.accept.notes) > 0 && j.accept.notes[len(j.accept.notes)-1].Sender == "" {
+		a.labelHistory(ctx, target, act, &j.accept)
 	}
 	shardDir := ""
 	if !cfg.Shard.IsZero() {
@@ -266,13 +276,22 @@ func (a *app) actionMerge(ctx context.Context, gh *github.Actions, ws, jsonPath 
 	if len(dirs) == 0 {
 		return a.errorf(ExitUsage, "input merge: with mode merge, name the shards' directories (e.g. shards/*)")
 	}
-	o := a.mergeDirs(dirs, dest{json: jsonPath}, tr)
+	o := a.mergeDirs(dirs, dest{json: jsonPath, request: requestOf(target)}, tr)
 	chownLike(jsonPath, ws)
 	if o.verdict == nil {
 		return o.code
 	}
 	a.publish(ctx, gh, o, target, act, tr)
 	return o.code
+}
+
+// requestOf is what the reports call the change an event judges: "PR"
+// for a pull request's, "" (this change) for a push's.
+func requestOf(target event.Target) string {
+	if target.PRNumber > 0 {
+		return "PR"
+	}
+	return ""
 }
 
 // actionAcceptance decides what accepts regressions in the action, from
@@ -410,6 +429,7 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 	}
 	meta := o.meta
 	meta.Notes = append(meta.Notes, notes...)
+	meta.Run.Deprecated = act.Deprecated // the summary's, not the pull request's
 	summary := report.Markdown(v, meta, report.Options{MaxChars: github.MaxStepSummary - 4096})
 	if err := gh.StepSummary(summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
 		warn("job summary: %v", err)
@@ -417,6 +437,7 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 	if err := gh.SetOutputs(map[string]string{
 		"verdict":     map[bool]string{true: "pass", false: "fail"}[v.Pass],
 		"regressions": strconv.Itoa(len(v.Regressions())),
+		"blind":       strconv.Itoa(len(v.Blind())),
 		"report-json": ReportJSON,
 	}); err != nil && !errors.Is(err, github.ErrNotInActions) {
 		warn("step outputs: %v", err)

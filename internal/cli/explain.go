@@ -47,7 +47,7 @@ func whyAnnotations(ws, moduleDir string, v gate.Verdict, m report.Meta) []githu
 			f := w.Explain.Functions[0]
 			file, line = f.File, f.Line
 			title = fmt.Sprintf("benchgate: %s instructions/op: %s runs more instructions", report.Visible(r.Name), report.Visible(f.Function))
-			msg = fmt.Sprintf("%s: %s → %s instructions/op of its own code (%.0f%% → %.0f%% of the count), the largest change in the instruction lane's counts; the regression of %s.%s %s",
+			msg = fmt.Sprintf("%s: %s → %s instructions/op of its own code (%.0f%% → %.0f%% of the count), the largest change in the instruction counts; the regression of %s.%s %s",
 				vis(f.Function), num(math.Round(f.Base)), num(math.Round(f.Head)), 100*f.ShareBase, 100*f.ShareHead, vis(r.Package), vis(r.Name), r.Unit)
 		case len(w.Explain.Functions) > 0:
 			f := w.Explain.Functions[0]

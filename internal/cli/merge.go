@@ -63,8 +63,9 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 				raw[i].Write(f.Data)
 				raw[i].WriteByte('\n')
 			}
-			// A shard that confirmed its time regressions (a 1/1 shard:
-			// the whole suite) left the re-run beside its raw files.
+			// Every shard that confirmed (it judged its rows in the
+			// suite's family) left its re-run beside its raw files: the
+			// merge pools them.
 			if sd.Confirm[i] != nil {
 				confirm[i].Write(sd.Confirm[i])
 				confirm[i].WriteByte('\n')

@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
@@ -125,6 +129,84 @@ func orDeleted(repo string) string {
 		return "a deleted repository"
 	}
 	return repo
+}
+
+// checkLabeler lets the accept label accept only on a maintainer's word
+// (docs/policy.md#accepted-regressions-who-may-accept): the labeled
+// event's sender must not be the pull request's author, must not be a bot
+// unless the policy file names it (trusted-bots), and must have write access
+// to the repository, as GitHub's collaborator permission API states it
+// (GET /repos/{owner}/{repo}/collaborators/{sender}/permission: admin,
+// maintain or write; the triage role can add labels and is not enough).
+// A trusted bot is not looked up (an app has no collaborator role).
+// Otherwise the label accepts nothing, and a note says why.
+func (a *app) checkLabeler(ctx context.Context, target event.Target, trusted func() []string, acc *acceptance) {
+	if acc.label == "" {
+		return
+	}
+	sender := target.Sender
+	n := report.PolicyNote{Label: acc.label, Commit: gitrev.Short(target.HeadSHA), Sender: sender}
+	isBot := strings.EqualFold(target.SenderType, "Bot") || strings.HasSuffix(strings.ToLower(sender), "[bot]")
+	trustedBot := isBot && slices.ContainsFunc(trusted(), func(b string) bool { return strings.EqualFold(b, sender) })
+	switch {
+	case target.Author == "":
+		n.Code, n.Err = report.LabelUnverified, "the event names no pull request author to tell the sender from"
+	case strings.EqualFold(sender, target.Author):
+		n.Code = report.LabelByAuthor
+	case trustedBot:
+		return
+	case isBot:
+		n.Code = report.LabelByBot
+	default:
+		p, err := a.permission(ctx, sender)
+		switch {
+		case err != nil:
+			n.Code, n.Err = report.LabelUnverified, pipeline.OneLine(err)
+		case !p.CanWrite():
+			n.Code, n.Access = report.LabelNoWrite, p.String()
+		default:
+			return
+		}
+	}
+	acc.label, acc.labelBy, acc.labelAt = "", "", ""
+	acc.notes = append(acc.notes, n)
+}
+
+// trustedBots are the bots that the policy file in force names
+// (trusted-bots), read from commit sha, where the run reads the policy:
+// base, or a stacked pull request's merge base, which only maintainers
+// wrote. A file that is missing or does not parse names none (the run
+// reports its errors).
+func (a *app) trustedBots(ctx context.Context, repo *gitrev.Repo, sha string) []string {
+	if a.cfg.Policy == "none" {
+		return nil
+	}
+	rel, err := a.policyPath()
+	if err != nil {
+		return nil
+	}
+	name := filepath.ToSlash(rel)
+	p, _, err := pipeline.ReadCommitPolicy(ctx, repo, sha, path.Join(filepath.ToSlash(repo.Subdir()), name), name)
+	if err != nil || p == nil {
+		return nil
+	}
+	return p.TrustedBots
+}
+
+// permission reads login's access to the repository of GITHUB_REPOSITORY
+// with the token input.
+func (a *app) permission(ctx context.Context, login string) (github.Permission, error) {
+	getenv := a.env.Getenv
+	token := strings.TrimSpace(getenv(config.InputEnv("token")))
+	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
+	if token == "" || !ok {
+		return github.Permission{}, errors.New("no token input or GITHUB_REPOSITORY to ask GitHub with")
+	}
+	c, err := github.NewCommenter(github.Options{APIURL: getenv("GITHUB_API_URL"), Token: token})
+	if err != nil {
+		return github.Permission{}, err
+	}
+	return c.Permission(ctx, owner, repo, login)
 }
 
 // forkSkipNote is the note of a pull_request run from a fork: its token is

@@ -13,7 +13,6 @@ import (
 
 	"github.com/benchgate/benchgate/internal/affected"
 	"github.com/benchgate/benchgate/internal/callgrind"
-	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/machine"
@@ -162,7 +161,7 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 	res := m.sess.Result()
 	meta.Run.Skipped = res.Skipped
 	screen := res.MeasureTime
-	o, err = judgeRun(ctx, p, ws, m.sess, ws.Rules.withIgnored(res.Ignored), o.Raw, m.manifest != nil, m.lane, o, env)
+	o, err = judgeRun(ctx, p, ws, m.sess, ws.Rules.withIgnored(res.Ignored), o.Raw, m.manifest, m.lane, o, env)
 	// The time the run took, taken last: the confirmation's fresh rounds
 	// and the explain pass's processes are part of what it cost.
 	res = m.sess.Result()
@@ -309,9 +308,14 @@ func measure(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, packages []
 // verdict reads is kept beside the raw files first (the failures, which
 // a shard's manifest has written, and the rules), so that `benchgate
 // compare DIR` judges them as this run does.
-func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, rl *Rules, out string, sharded bool, lane Lane, o Outcome, env Env) (Outcome, error) {
+func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, rl *Rules, out string, manifest *shard.Manifest, lane Lane, o Outcome, env Env) (Outcome, error) {
 	meta := &o.Meta
 	jd := p.Flags.Judge(rl)
+	sharded := manifest != nil
+	if sharded {
+		// A shard's rows are judged, and confirmed, in the suite's family.
+		jd.Policy.Family = manifest.Family
+	}
 	if !sharded {
 		if err := WriteJSON(filepath.Join(out, shard.FailuresFile), NonNil(GateFailures(sess.Result().Failures))); err != nil {
 			return o, err
@@ -324,26 +328,25 @@ func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, 
 	if err != nil {
 		return o, errors.New(OneLine(err))
 	}
-	v, err := jd.Raw(in)
+	// Confirmation re-runs time rows: a run without timed rounds has none.
+	confirming := p.Confirm && p.Time && !meta.Partial && sess.Result().Rounds > 0
+	screened := 0
+	if confirming {
+		// An adaptive run's rounds follow its budget, a ledger's plan
+		// gives a noisy benchmark more: --count sets the confirmation's.
+		screened = min(sess.Result().Rounds, p.Runner.Count)
+	}
+	v, err := jd.Screen(in, screened)
 	if err != nil {
 		return o, errors.New(OneLine(err))
 	}
-	// Confirmation re-runs time rows: a run without timed rounds has none.
-	if p.Confirm && p.Time && (!sharded || p.Shard.Count == 1) && !meta.Partial && sess.Result().Rounds > 0 {
-		screened := sess.Result().Rounds
-		if p.MaxTime > 0 {
-			// An adaptive run's rounds follow its budget; --count sets
-			// the confirmation's, as it did before.
-			screened = min(screened, p.Runner.Count)
-		}
-		plan := PlanConfirm(sess, *v, screened)
-		sess.Expect(plannedRounds(plan))
-		if len(plan.Units) > 0 && env.Progress != nil {
+	if confirming {
+		if rows, most := gate.NewConfirmation(*v).Planned(); len(rows) > 0 {
+			// At most: rows that stop early take fewer.
+			sess.Expect(len(rows) * most)
 			runner.Stage(env.Progress, "Re-measuring the rows that may have changed")
-			fmt.Fprintf(env.Progress, "benchgate: re-measuring %s that may have changed, up to %d more rounds each\n",
-				english.Plural(len(plan.Units), "time row", "time rows"), plan.Fresh)
 		}
-		c, err := Confirm(ctx, sess, plan, out, p.Seed, jd)
+		c, err := Confirm(ctx, sess, *v, screened, out, p.Seed, jd, env.Progress)
 		*v = c.Verdict
 		meta.Run.Confirmation, meta.Run.Cancelled = c.Confirmation, c.Cancelled
 		meta.Partial = meta.Partial || c.Cancelled != nil
@@ -421,7 +424,9 @@ func timeLane(ctx context.Context, p Plan, sess *runner.Session, runErr error, r
 		if p.Confirm {
 			sess.Expect(expectedFresh(len(sess.Units()), p.Runner.Count))
 		}
-		return sess.Measure(ctx, sess.Units(), 1, p.Runner.Count, raw[0], raw[1])
+		var err error
+		meta.Run.Budget, err = measureScreen(ctx, p, sess, raw, jd.Policy, env)
+		return err
 	}
 }
 
@@ -434,21 +439,13 @@ func expectedFresh(units, count int) int {
 	return (units*count*15 + 50) / 100
 }
 
-// plannedRounds is the most unit-rounds a confirmation plan runs.
-func plannedRounds(plan ConfirmPlan) int {
-	n := 0
-	for _, k := range plan.PerUnit {
-		n += k
-	}
-	return n
-}
-
 // assign picks a shard's part of the units (deterministic: every shard
 // discovers the same units) and records both in its manifest.
 func assign(units []runner.Unit, s shard.Spec, manifest *shard.Manifest, env Env) []runner.Unit {
 	for _, u := range units {
 		manifest.All = append(manifest.All, u.ID())
 	}
+	manifest.Family = BothSides(units)
 	mine := shard.Assign(units, s)
 	for _, u := range mine {
 		manifest.Assigned = append(manifest.Assigned, u.ID())

@@ -22,6 +22,10 @@ type PolicyNote struct {
 	// By and At say who added the label and when, from the pull
 	// request's timeline; "" when unknown.
 	By, At string
+	// Sender is who added the label in the labeled event (the Label*
+	// refusals), Access their access to the repository ("triage
+	// (read)", LabelNoWrite).
+	Sender, Access string
 }
 
 // PolicyNoteCode says what a PolicyNote is about.
@@ -42,6 +46,17 @@ const (
 	// LabelUnknown: the run cannot tell whether the label was added for
 	// head.
 	LabelUnknown PolicyNoteCode = "label-unknown"
+	// LabelByAuthor: the pull request's author added the label, which
+	// accepts only a maintainer's word.
+	LabelByAuthor PolicyNoteCode = "label-by-author"
+	// LabelByBot: a bot added the label, and it is not one of the
+	// trusted bots.
+	LabelByBot PolicyNoteCode = "label-by-bot"
+	// LabelNoWrite: whoever added the label has no write access to the
+	// repository (Access says what they have).
+	LabelNoWrite PolicyNoteCode = "label-no-write"
+	// LabelUnverified: the sender's access could not be read (Err).
+	LabelUnverified PolicyNoteCode = "label-unverified"
 )
 
 // TrailersOff says why Benchgate-Accept trailers are not applied; "" is
@@ -75,6 +90,14 @@ func PolicyNoteText(n PolicyNote) string {
 			action = "an unknown action"
 		}
 		s = fmt.Sprintf("not accepted: the label %s is on the pull request, but this run (%s) cannot tell whether it was added for commit %s; a maintainer accepts this commit's regressions by adding the label again", n.Label, action, n.Commit)
+	case LabelByAuthor:
+		return fmt.Sprintf("not accepted: the label %s was added by @%s, the pull request's author; it accepts a maintainer's word, not the author's", n.Label, n.Sender)
+	case LabelByBot:
+		return fmt.Sprintf("not accepted: the label %s was added by @%s, a bot the policy file does not trust (trusted-bots in .benchgate.yml); a maintainer accepts this commit's regressions by adding the label", n.Label, n.Sender)
+	case LabelNoWrite:
+		return fmt.Sprintf("not accepted: @%s, who added the label %s, has %s access to the repository, not write; a maintainer with write access accepts this commit's regressions by adding the label", n.Sender, n.Label, n.Access)
+	case LabelUnverified:
+		return fmt.Sprintf("not accepted: whether @%s, who added the label %s, has write access could not be read: %s", n.Sender, n.Label, n.Err)
 	default:
 		return string(n.Code)
 	}
@@ -115,4 +138,6 @@ type jsonPolicyNote struct {
 	Error  string `json:"error"`
 	By     string `json:"by"`
 	At     string `json:"at"`
+	Sender string `json:"sender"`
+	Access string `json:"access"`
 }
