@@ -107,13 +107,13 @@ func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer, f
 		rng.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		for _, u := range order {
 			r.tick(round, last)
-			for _, c := range counts(u.Runs, processes(u, r.overhead(u))) {
+			for k, c := range counts(u.Runs, processes(u, r.overhead(u))) {
 				sides := [2]int{0, 1}
 				if rng.IntN(2) == 1 {
 					sides = [2]int{1, 0}
 				}
 				for _, i := range sides {
-					if err := r.runUnit(ctx, i, u, c, round, w[i]); err != nil {
+					if err := r.runUnit(ctx, i, u, c, k == 0, round, w[i]); err != nil {
 						if ctx.Err() != nil {
 							r.res.Partial = true
 						}
@@ -131,14 +131,22 @@ func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer, f
 // runUnit runs unit u on side i, unless it failed there, in one process of
 // count runs (-test.count) and writes their result lines under the round;
 // a process that gives fewer than count results is a failure of the unit
-// on the side.
-func (r *run) runUnit(ctx context.Context, i int, u Unit, count, round int, w *benchfmt.Writer) error {
+// on the side. With warm, the process first runs u once more, at the same
+// N, uncounted: the first run of a benchmark after other benchmarks ran
+// (cold caches, branch predictors, its first collection) is slower and
+// far noisier than the next ones (docs/evidence.md, "The same timed work
+// in fewer processes").
+func (r *run) runUnit(ctx context.Context, i int, u Unit, count int, warm bool, round int, w *benchfmt.Writer) error {
 	if !u.Sides[i] || r.isFailed(i, u) {
 		return nil
 	}
-	c := r.testCmd(i, u.Package, r.countArgs(leafPattern(u.Name), strconv.Itoa(u.N)+"x", u.CPU, count)...)
+	n := count
+	if warm {
+		n++
+	}
+	c := r.testCmd(i, u.Package, r.countArgs(leafPattern(u.Name), strconv.Itoa(u.N)+"x", u.CPU, n)...)
 	if r.o.onProcess != nil {
-		r.o.onProcess(i, round, u, count)
+		r.o.onProcess(i, round, u, n)
 	}
 	out, err := r.exec(ctx, c)
 	if ctx.Err() != nil {
@@ -157,19 +165,19 @@ func (r *run) runUnit(ctx context.Context, i int, u Unit, count, round int, w *b
 			}
 		}
 	}
-	if err == nil && len(got) == count {
+	if err == nil && len(got) == n {
 		o := r.over[u.ID()]
 		o[i] = max(time.Microsecond, out.Elapsed-timed)
 		r.over[u.ID()] = o
 	}
-	if err == nil && len(got) != count {
-		err = fmt.Errorf("%s: %d of %d results for %s", c.String(), len(got), count, u.Name)
+	if err == nil && len(got) != n {
+		err = fmt.Errorf("%s: %d of %d results for %s", c.String(), len(got), n, u.Name)
 	}
 	if err != nil {
 		r.recordFailure(i, u.Package, u.Name, u.CPU, c, out, err, results)
 		return nil
 	}
-	for _, res := range got {
+	for _, res := range got[n-count:] {
 		if err := r.write(i, round, u, res, w); err != nil {
 			return err
 		}
