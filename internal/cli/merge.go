@@ -15,6 +15,7 @@ import (
 	"github.com/benchgate/benchgate/internal/machine"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
 )
@@ -116,7 +117,10 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 		meta.BaseRef, meta.HeadRef = gitrev.Short(meta.BaseSHA), gitrev.Short(meta.HeadSHA)
 		meta.Count = manifests[0].Rounds
 		t.trustedCommits(&meta, manifests)
-		pipeline.NoteToolchains(&meta, [2]string{manifests[0].BaseGo, manifests[0].HeadGo}, a.env.Stderr)
+		meta.BaseGo, meta.HeadGo = runner.CleanGoVersion(manifests[0].BaseGo), runner.CleanGoVersion(manifests[0].HeadGo)
+		if w := meta.GoWarning(); w != "" {
+			fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", w)
+		}
 	}
 	for _, m := range manifests {
 		meta.Run.Merged = append(meta.Run.Merged, report.MergedShard{Shard: m.Shard.String(), Benchmarks: len(m.Assigned), Complete: m.Complete})

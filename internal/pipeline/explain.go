@@ -70,7 +70,7 @@ type explainUnit struct {
 // reproduces the figures. A benchmark that cannot be profiled gets a
 // reason instead; nothing here changes the verdict. The facts are nil
 // when there was nothing to explain.
-func Explain(ctx context.Context, sess *runner.Session, v gate.Verdict, lane *runner.InstructionResult, dirs [2]string, out string, kept bool, env Env) ([]report.Why, *report.Explained) {
+func Explain(ctx context.Context, sess session, v gate.Verdict, lane *runner.InstructionResult, dirs [2]string, out string, kept bool, env Env) ([]report.Why, *report.Explained) {
 	todo, skipped := explainUnits(sess.Units(), v)
 	counted := instructionRows(v, lane)
 	if len(todo) == 0 && len(counted) == 0 {
@@ -292,7 +292,7 @@ func boolRank(b bool) int {
 
 // explainer profiles one benchmark into dir.
 type explainer struct {
-	sess  *runner.Session
+	sess  session
 	u     runner.Unit
 	roots [2]string // the sides' module roots
 	dir   string

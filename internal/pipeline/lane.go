@@ -28,7 +28,7 @@ type Lane struct {
 // Instructions is the instruction lane: it counts the session's units
 // under callgrind, appending to the raw files base and head, when the plan
 // measures it.
-func Instructions(ctx context.Context, sess *runner.Session, p Plan, base, head io.Writer) (Lane, error) {
+func Instructions(ctx context.Context, sess session, p Plan, base, head io.Writer) (Lane, error) {
 	if !p.Instructions {
 		return Lane{}, nil
 	}

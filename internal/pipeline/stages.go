@@ -35,7 +35,7 @@ type AdaptivePlan struct {
 
 // PlanAdaptive plans the rounds of a --max-time run from the budget and
 // the cost of one round (the warm-up), with p's alpha and threshold.
-func PlanAdaptive(sess *runner.Session, maxTime time.Duration, p gate.Policy) AdaptivePlan {
+func PlanAdaptive(sess session, maxTime time.Duration, p gate.Policy) AdaptivePlan {
 	budget := maxTime - sess.Result().Elapsed
 	round := max(sess.Result().RoundTime, time.Millisecond)
 	maxRounds := min(max(int(budget/round), 2), 200)
@@ -49,7 +49,7 @@ func PlanAdaptive(sess *runner.Session, maxTime time.Duration, p gate.Policy) Ad
 // p-values (gate.Policy.Looks, from the "looks:" line it writes first into
 // the raw files), so the false-positive rate stays at alpha however early
 // a benchmark stops.
-func Adaptive(ctx context.Context, sess *runner.Session, plan AdaptivePlan, raw Files, j Judge) (*report.Adaptive, error) {
+func Adaptive(ctx context.Context, sess session, plan AdaptivePlan, raw Files, j Judge) (*report.Adaptive, error) {
 	start := time.Now()
 	// The looks go into the raw files, so that whoever judges them (this
 	// run, an interim look, benchgate compare later) pays for them.
@@ -126,7 +126,7 @@ type ConfirmPlan struct {
 // confirmation's): v judged again knowing that promising time rows get
 // fresh rounds (gate.ConfirmRounds), and those rows' units, each with as
 // many fresh rounds as its own noise needs (gate.FreshRounds).
-func PlanConfirm(sess *runner.Session, v gate.Verdict, screened int) ConfirmPlan {
+func PlanConfirm(sess session, v gate.Verdict, screened int) ConfirmPlan {
 	c := ConfirmPlan{Screen: ConfirmScreen(v, screened), Screened: screened, Rounds: sess.Result().Rounds}
 	c.First = gate.FirstFresh(c.Screen)
 	fresh := map[string]int{}
@@ -147,7 +147,7 @@ func PlanConfirm(sess *runner.Session, v gate.Verdict, screened int) ConfirmPlan
 // measureFresh runs units, unit i for counts[i] rounds: rounds first,
 // first+1, … hold every unit not yet done, so that a unit's fresh rounds
 // stay interleaved with the others' while they last.
-func measureFresh(ctx context.Context, sess *runner.Session, units []runner.Unit, counts []int, first int, cf Files) error {
+func measureFresh(ctx context.Context, sess session, units []runner.Unit, counts []int, first int, cf Files) error {
 	done := 0
 	for _, n := range slices.Sorted(maps.Keys(countsOf(counts))) {
 		if n <= 0 {
@@ -171,7 +171,7 @@ func measureFresh(ctx context.Context, sess *runner.Session, units []runner.Unit
 // unit, then, after judging the directory out with them (j), the rest for
 // the units whose rows gate.Continuing names. It returns the unit-rounds
 // run.
-func stages(ctx context.Context, sess *runner.Session, plan ConfirmPlan, out string, cf Files, j Judge) (int, error) {
+func stages(ctx context.Context, sess session, plan ConfirmPlan, out string, cf Files, j Judge) (int, error) {
 	first := make([]int, len(plan.Units))
 	total := 0
 	for i, n := range plan.PerUnit {
@@ -237,7 +237,7 @@ type Confirmed struct {
 // re-run's raw files are confirm-base.txt and confirm-head.txt in out;
 // they exist whenever the run confirms, their first line the screen's
 // round count.
-func Confirm(ctx context.Context, sess *runner.Session, plan ConfirmPlan, out string, seed int64, j Judge) (Confirmed, error) {
+func Confirm(ctx context.Context, sess session, plan ConfirmPlan, out string, seed int64, j Judge) (Confirmed, error) {
 	c := Confirmed{Verdict: plan.Screen}
 	cf := Files{}
 	for i, name := range []string{shard.ConfirmBaseFile, shard.ConfirmHeadFile} {
