@@ -11,8 +11,6 @@ import (
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/pipeline"
-	"github.com/benchgate/benchgate/internal/report"
-	"github.com/benchgate/benchgate/internal/shard"
 )
 
 // What the action trusts, and what it does not.
@@ -50,39 +48,17 @@ type trust struct {
 // possibly untrusted, run: a workflow_run job.
 func (t trust) artifactJob() bool { return t.event == "workflow_run" }
 
-// trustedCommits replaces the commits the shards' manifests claim with the
-// event's, for a job that merges another run's artifact: head is
-// workflow_run.head_sha, and base, which nothing trusted names, is left
-// out. A claim that disagrees with the event gets a note.
-func (t trust) trustedCommits(meta *report.Meta, manifests []shard.Manifest) {
-	if !t.artifactJob() || len(manifests) == 0 {
-		return
+// artifact says, for a merge, that the shards' directories are another
+// run's artifact (a workflow_run job): the report names the event's head
+// commit, never the manifests' (pipeline.Artifact); nil otherwise.
+func (t trust) artifact() *pipeline.Artifact {
+	if !t.artifactJob() {
+		return nil
 	}
-	m := manifests[0]
-	meta.BaseRef, meta.BaseSHA = "", ""
-	run := t.run
-	if run == nil {
-		meta.HeadRef, meta.HeadSHA = "", ""
-		meta.Notes = append(meta.Notes, "the workflow_run event could not be read, so the commits are unknown: "+
-			"the artifact's shard.json names them, but it is not trusted")
-		return
+	if t.run == nil {
+		return &pipeline.Artifact{}
 	}
-	meta.HeadRef, meta.HeadSHA = gitrev.Short(run.HeadSHA), run.HeadSHA
-	// A pull_request run measures GitHub's test merge commit and records
-	// the pull request's head beside it; other runs measure the head itself.
-	claimed := firstNonEmpty(m.PRHeadSHA, m.HeadSHA)
-	if !strings.EqualFold(claimed, run.HeadSHA) {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("the artifact's shard.json says its run measured commit %s, "+
-			"but the workflow_run event's commit is %s: the report names the event's commit, and the results may be of another one",
-			orNone(gitrev.Short(claimed)), gitrev.Short(run.HeadSHA)))
-	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
+	return &pipeline.Artifact{HeadSHA: t.run.HeadSHA}
 }
 
 // checkPullRequest decides whether pull request number of owner/repo may get

@@ -351,7 +351,7 @@ func pass(v Verdict) bool {
 		}
 	}
 	for _, w := range v.Warnings {
-		if (w.Code == WarnRequiredMissing || w.Code == WarnHeadPolicyInvalid) && w.Gated {
+		if (w.Code == WarnRequiredMissing || w.Code == WarnHeadPolicyInvalid || w.Code == WarnShardsIncomplete) && w.Gated {
 			return false
 		}
 	}
@@ -359,6 +359,16 @@ func pass(v Verdict) bool {
 		return false
 	}
 	return !(v.Policy.FailOnFailure && len(v.HeadFailures()) > 0)
+}
+
+// Incomplete is v failed because the shards a merge judged together do
+// not cover the suite (WarnShardsIncomplete): missing benchmarks no shard
+// measured, or other problems of the shards. A missing or failed shard
+// never passes silently.
+func Incomplete(v Verdict, missing int) Verdict {
+	v.Warnings = append(slices.Clone(v.Warnings), Warning{Code: WarnShardsIncomplete, Count: missing, Gated: true})
+	v.Pass = pass(v)
+	return v
 }
 
 // Judge applies p to every comparison and failure. Results keep the order

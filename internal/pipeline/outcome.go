@@ -29,6 +29,11 @@ type facts struct {
 	raw      [3]string // base.txt, head.txt and their directory, when kept (--out)
 	measured
 	judged
+	// A merge's: the shards, their problems and the notes about the
+	// commits an artifact's report names.
+	merged   []report.MergedShard
+	warnings []string
+	notes    []string
 }
 
 // record is the report's input of a run: the plan's commits and
@@ -52,6 +57,8 @@ func record(p Plan, res *runner.Result, v gate.Verdict, f facts) report.Meta {
 		Count: count, Benchtime: p.Runner.Benchtime, Seed: p.Seed,
 		RawBase: f.raw[0], RawHead: f.raw[1], RawDir: f.raw[2],
 		Partial: cancelled != nil,
+		BaseGo:  f.toolchains[0], HeadGo: f.toolchains[1],
+		Notes: f.notes, Warnings: f.warnings,
 		Explain: f.whys,
 		Policy:  f.rules.Info(v),
 		Run: report.Run{
@@ -65,6 +72,7 @@ func record(p Plan, res *runner.Result, v gate.Verdict, f facts) report.Meta {
 			Cancelled:    cancelled,
 			Confirmation: f.confirmed.Confirmation,
 			Explain:      f.explained,
+			Merged:       f.merged,
 		},
 	}
 	for _, u := range f.unclosed {
@@ -74,8 +82,6 @@ func record(p Plan, res *runner.Result, v gate.Verdict, f facts) report.Meta {
 		m.Run.Shard = &report.ShardPart{Shard: p.Shard.String(), Assigned: len(f.manifest.Assigned), All: len(f.manifest.All)}
 	}
 	if res != nil {
-		v := goVersions(res)
-		m.BaseGo, m.HeadGo = v[0], v[1]
 		m.Run.Skipped = res.Skipped
 		// The time the run took, taken last: the confirmation's fresh
 		// rounds and the explain pass's processes are part of what it

@@ -21,10 +21,10 @@ func TestRecord(t *testing.T) {
 	p := Plan{Base: Rev{"b1", "main"}, Head: Rev{"h1", "HEAD"}, Time: true, Seed: 7,
 		Runner: runner.Options{Count: 10, Benchtime: "50ms"}, Shard: shard.Spec{Index: 1, Count: 2}}
 	res := &runner.Result{Elapsed: 9 * time.Second, BuildTime: 2 * time.Second, MeasureTime: 5 * time.Second,
-		GoVersion: [2]string{"go1.26.8", "go1.26.8\nwarning: ignored"}, Skipped: []string{"example.com/m/x: no benchmarks"}}
+		Skipped: []string{"example.com/m/x: no benchmarks"}}
 	f := facts{
 		unclosed: []sandbox.Open{{Path: "/var/run/docker.sock", Reason: "a socket"}},
-		measured: measured{screen: 3 * time.Second, manifest: &shard.Manifest{Assigned: []string{"a"}, All: []string{"a", "b"}}},
+		measured: measured{screen: 3 * time.Second, toolchains: [2]string{"go1.26.8", "go1.26.8"}, manifest: &shard.Manifest{Assigned: []string{"a"}, All: []string{"a", "b"}}},
 		judged:   judged{confirmed: Confirmed{Cancelled: &report.Cancelled{Confirmation: true}}, explained: &report.Explained{Elapsed: time.Second}},
 	}
 	got := record(p, res, gate.Verdict{}, f)

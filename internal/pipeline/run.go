@@ -251,14 +251,16 @@ func (r *run) openRaw() (Files, error) {
 
 // measured is what the measuring stages learned.
 type measured struct {
-	manifest  *shard.Manifest // a shard's; nil when not sharded
-	machine   *machine.Info
-	advice    *gate.Warning // --count cannot reach alpha
-	adaptive  *report.Adaptive
-	lane      Lane
-	rounds    int               // the time lane's rounds
-	screen    time.Duration     // the runner's measuring time after the lanes
-	cancelled *report.Cancelled // a cancellation after the first round
+	manifest *shard.Manifest // a shard's; nil when not sharded
+	machine  *machine.Info
+	// toolchains are the Go toolchains that built base and head.
+	toolchains [2]string
+	advice     *gate.Warning // --count cannot reach alpha
+	adaptive   *report.Adaptive
+	lane       Lane
+	rounds     int               // the time lane's rounds
+	screen     time.Duration     // the runner's measuring time after the lanes
+	cancelled  *report.Cancelled // a cancellation after the first round
 }
 
 // measure runs the session (session), the time lane (timeLane) and the
@@ -278,10 +280,10 @@ func (r *run) measure(ctx context.Context, packages []string, raw Files) (measur
 	var runErr error
 	m.advice, runErr = r.session(ctx, packages, m.manifest)
 	if r.sess != nil {
-		v := goVersions(r.sess.Result())
-		warnToolchains(v, env.Stderr)
+		m.toolchains = goVersions(r.sess.Result())
+		warnToolchains(m.toolchains, env.Stderr)
 		if runErr == nil {
-			m.machine, runErr = noteMachine(v[1], r.sb.Env(), raw[0], raw[1])
+			m.machine, runErr = noteMachine(m.toolchains[1], r.sb.Env(), raw[0], raw[1])
 		}
 	}
 	if runErr == nil && p.Time {
@@ -345,7 +347,7 @@ func (r *run) judge(ctx context.Context, m measured) (judged, error) {
 			return j, err
 		}
 	}
-	if err := writeRecord(out, r.rules); err != nil {
+	if err := writeJudgeFile(out, r.rules); err != nil {
 		return j, err
 	}
 	in, err := ReadDir(out, out)

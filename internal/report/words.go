@@ -461,6 +461,12 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 	case gate.WarnRequiredMissing:
 		l.text("the policy requires a benchmark matching ").name(w.Detail).text(" (").name(w.Source).
 			text("), and head has none: it was deleted or renamed, or the pattern matches nothing; this fails the gate")
+	case gate.WarnShardsIncomplete:
+		missing := ""
+		if w.Count > 0 {
+			missing = ", " + english.Plural(w.Count, "benchmark", "benchmarks") + " measured by no shard"
+		}
+		l.text("the shards do not cover the suite (see the problems below" + missing + "): the merged verdict is incomplete; this fails the gate")
 	case gate.WarnHeadPolicyInvalid:
 		l.text("head's policy file does not parse, so every run after the merge would stop on it; this fails the gate: ").add(prose(w.Detail))
 	default:

@@ -34,8 +34,8 @@ type acceptRecord struct {
 	Via     string `json:"via"`
 }
 
-// writeRecord writes judge.json into the kept directory dir.
-func writeRecord(dir string, r *Rules) error {
+// writeJudgeFile writes judge.json into the kept directory dir.
+func writeJudgeFile(dir string, r *Rules) error {
 	rec := judgeRecord{Accepts: []acceptRecord{}, Ignored: []gate.Bench{}}
 	if r != nil {
 		if r.file != nil {
@@ -53,9 +53,9 @@ func writeRecord(dir string, r *Rules) error {
 	return WriteJSON(filepath.Join(dir, JudgeFile), rec)
 }
 
-// RecordRules reads the rules of a judge.json file (path names it in
+// readJudgeFile reads the rules of a judge.json file (path names it in
 // errors).
-func RecordRules(path string, data []byte) (*Rules, error) {
+func readJudgeFile(path string, data []byte) (*Rules, error) {
 	var rec judgeRecord
 	if err := json.Unmarshal(data, &rec); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)

@@ -1,0 +1,293 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/machine"
+	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
+	"github.com/benchgate/benchgate/internal/shard"
+	"github.com/benchgate/benchgate/internal/stats"
+)
+
+// Judging is how compare and merge judge files they did not measure: the
+// flags' policy and the rules of the policy file and --accept
+// (FileRules). Given says the user named those (--policy, --accept): they
+// then replace the rules a run's directory kept (judge.json).
+type Judging struct {
+	Flags Flags
+	Rules *Rules
+	Given bool
+}
+
+// Compare judges two benchfmt files (text, or go test -json streams),
+// base and head, named as the user gave them. Every error is the user's
+// input.
+func Compare(files [2]File, j Judging) (Outcome, error) {
+	var in [2]stats.Input
+	f := facts{rules: j.Rules, raw: [3]string{files[0].Name, files[1].Name, ""}}
+	for i, file := range files {
+		text, lines, err := Decode(file)
+		if err != nil {
+			return Outcome{}, inputErr(fmt.Errorf("compare: %v", err))
+		}
+		in[i] = stats.Input{Name: file.Name, R: bytes.NewReader(text.Data), Lines: lines}
+		if m, ok := machine.Read(text.Data); ok && i == 0 {
+			f.machine = &m
+		}
+	}
+	v, err := j.Flags.Judge(j.Rules).Verdict(in, nil)
+	if err != nil {
+		return Outcome{}, inputErr(errors.New(OneLine(err)))
+	}
+	p := Plan{Base: Rev{Label: files[0].Name}, Head: Rev{Label: files[1].Name}}
+	return Outcome{Verdict: *v, Meta: record(p, nil, *v, f)}, nil
+}
+
+// CompareDir judges the raw files a run kept in dir (named shown, as the
+// user gave it) as the run judged them: the screen, the confirmation's
+// files and failures, and the rules the run kept in judge.json unless
+// j.Given. Every error is the user's input.
+func CompareDir(dir, shown string, j Judging) (Outcome, error) {
+	in, err := ReadDir(dir, shown)
+	if err != nil {
+		return Outcome{}, inputErr(fmt.Errorf("compare: %v", OneLine(err)))
+	}
+	rules := j.Rules
+	if !j.Given {
+		data, err := ReadKept(filepath.Join(dir, JudgeFile))
+		if err != nil {
+			return Outcome{}, inputErr(fmt.Errorf("compare: %v", err))
+		}
+		if data != nil {
+			if rules, err = readJudgeFile(filepath.Join(shown, JudgeFile), data); err != nil {
+				return Outcome{}, inputErr(fmt.Errorf("compare: %v", OneLine(err)))
+			}
+		}
+	}
+	v, err := j.Flags.Judge(rules).Raw(in)
+	if err != nil {
+		return Outcome{}, inputErr(errors.New(OneLine(err)))
+	}
+	f := facts{rules: rules, raw: [3]string{"", "", shown}}
+	if m, ok := machine.Read(in.Screen[0].Data); ok {
+		f.machine = &m
+	}
+	p := Plan{Base: Rev{Label: in.Screen[0].Name}, Head: Rev{Label: in.Screen[1].Name}}
+	return Outcome{Verdict: *v, Meta: record(p, nil, *v, f)}, nil
+}
+
+// Artifact says that the shards' directories are another run's artifact
+// (a workflow_run job), which the pull request's code may have written:
+// the report names the commit the event names, HeadSHA ("" when the event
+// could not be read), never the manifests' claims, and no base, which
+// nothing trusted names.
+type Artifact struct{ HeadSHA string }
+
+// Merge judges the shards' --out directories (of `run --shard`) together:
+// one set of statistics, so that suite-wide error control spans every
+// shard, with the shards' confirmations and explanations. Shards that do
+// not cover the suite (one missing, incomplete or inconsistent) fail the
+// verdict (gate.Incomplete); they never pass silently. artifact, when
+// set, says which commit the report may name. Every error is the user's
+// input.
+func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
+	var manifests []shard.Manifest
+	var raw, confirm [2]bytes.Buffer
+	var failures, confirmFailures []gate.Failure
+	var whys []report.Why
+	var machines []shardMachine
+	for _, dir := range dirs {
+		sd, err := shard.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) && sd.Manifest.Shard.IsZero() {
+			return Outcome{}, inputErr(fmt.Errorf("merge: %s has no %s: not the --out directory of `benchgate run --shard`", dir, shard.FileName))
+		}
+		if err != nil {
+			return Outcome{}, inputErr(fmt.Errorf("merge: %s: %v", dir, OneLine(err)))
+		}
+		manifests = append(manifests, sd.Manifest)
+		for i := range 2 {
+			// Each shard's part is checked on its own first, so that
+			// errors name the shard's file and line.
+			if sd.Raw[i] != nil {
+				f, _, err := Decode(File{Name: filepath.Join(dir, []string{shard.BaseFile, shard.HeadFile}[i]), Data: sd.Raw[i]})
+				if err != nil {
+					return Outcome{}, inputErr(fmt.Errorf("merge: %v", err))
+				}
+				if m, ok := machine.Read(f.Data); ok && i == 0 {
+					machines = append(machines, shardMachine{sd.Manifest.Shard.String(), m})
+				}
+				raw[i].Write(f.Data)
+				raw[i].WriteByte('\n')
+			}
+			// A shard that confirmed its time regressions (a 1/1 shard:
+			// the whole suite) left the re-run beside its raw files.
+			if sd.Confirm[i] != nil {
+				confirm[i].Write(sd.Confirm[i])
+				confirm[i].WriteByte('\n')
+			}
+		}
+		if sd.Explain != nil {
+			var ws []report.Why
+			if err := json.Unmarshal(sd.Explain, &ws); err != nil {
+				return Outcome{}, inputErr(fmt.Errorf("merge: %s: %v", filepath.Join(dir, shard.ExplainFile), err))
+			}
+			whys = append(whys, ws...)
+		}
+		cf, err := ReadFailures(dir, dir, ConfirmFailuresFile)
+		if err != nil {
+			return Outcome{}, inputErr(fmt.Errorf("merge: %v", OneLine(err)))
+		}
+		confirmFailures = append(confirmFailures, cf...)
+		fs, err := failuresOf(filepath.Join(dir, shard.FailuresFile), sd.Failures)
+		if err != nil {
+			return Outcome{}, inputErr(fmt.Errorf("merge: %v", err))
+		}
+		failures = append(failures, fs...)
+	}
+	in := Raw{
+		Screen:   [2]File{{Name: "merged base.txt", Data: raw[0].Bytes()}, {Name: "merged head.txt", Data: raw[1].Bytes()}},
+		Failures: failures,
+	}
+	if confirm[0].Len() > 0 || confirm[1].Len() > 0 {
+		err := in.WithConfirm([2]File{{Name: "merged confirm-base.txt", Data: confirm[0].Bytes()}, {Name: "merged confirm-head.txt", Data: confirm[1].Bytes()}}, confirmFailures)
+		if err != nil {
+			return Outcome{}, inputErr(fmt.Errorf("merge: %v", OneLine(err)))
+		}
+	}
+	vp, err := j.Flags.Judge(j.Rules).Raw(in)
+	if err != nil {
+		return Outcome{}, inputErr(fmt.Errorf("merge: %v", OneLine(err)))
+	}
+	v := *vp
+	var p Plan
+	f := facts{rules: j.Rules}
+	if len(manifests) > 0 {
+		m := manifests[0]
+		p.Base, p.Head = Rev{m.BaseSHA, gitrev.Short(m.BaseSHA)}, Rev{m.HeadSHA, gitrev.Short(m.HeadSHA)}
+		p.Time, p.Runner.Count = true, m.Rounds
+		f.toolchains = [2]string{runner.CleanGoVersion(m.BaseGo), runner.CleanGoVersion(m.HeadGo)}
+		if artifact != nil {
+			p.Base, p.Head, f.notes = artifactCommits(m, *artifact)
+		}
+	}
+	for _, m := range manifests {
+		f.merged = append(f.merged, report.MergedShard{Shard: m.Shard.String(), Benchmarks: len(m.Assigned), Complete: m.Complete})
+	}
+	if len(machines) > 0 {
+		f.machine = &machines[0].info
+	}
+	if w := machinesDiffer(machines); w != "" {
+		f.warnings = append(f.warnings, w)
+	}
+	if f.whys = mergedExplain(v, whys); len(f.whys) > 0 {
+		f.explained = &report.Explained{Merged: len(f.whys)}
+	}
+	missing, problems := shard.CheckCoverage(manifests)
+	if len(missing) > 0 || len(problems) > 0 {
+		sort.Strings(missing)
+		v = gate.Incomplete(v, len(missing))
+		for _, p := range problems {
+			f.warnings = append(f.warnings, "shards: "+p)
+		}
+		if len(missing) > 0 {
+			shown := missing[:min(len(missing), 20)]
+			f.warnings = append(f.warnings, fmt.Sprintf("shards: %d benchmark(s) measured by no shard: %s", len(missing), strings.Join(shown, ", ")))
+		}
+	}
+	return Outcome{Verdict: v, Meta: record(p, nil, v, f)}, nil
+}
+
+// artifactCommits are the commits the report of an artifact's shards
+// names: the event's head, no base; a claim of the manifest m that
+// disagrees with the event gets a note.
+func artifactCommits(m shard.Manifest, a Artifact) (base, head Rev, notes []string) {
+	if a.HeadSHA == "" {
+		return Rev{}, Rev{}, []string{"the workflow_run event could not be read, so the commits are unknown: " +
+			"the artifact's shard.json names them, but it is not trusted"}
+	}
+	// A pull_request run measures GitHub's test merge commit and records
+	// the pull request's head beside it; other runs measure the head itself.
+	claimed := m.PRHeadSHA
+	if claimed == "" {
+		claimed = m.HeadSHA
+	}
+	if !strings.EqualFold(claimed, a.HeadSHA) {
+		shown := gitrev.Short(claimed)
+		if shown == "" {
+			shown = "(none)"
+		}
+		notes = append(notes, fmt.Sprintf("the artifact's shard.json says its run measured commit %s, "+
+			"but the workflow_run event's commit is %s: the report names the event's commit, and the results may be of another one",
+			shown, gitrev.Short(a.HeadSHA)))
+	}
+	return Rev{}, Rev{a.HeadSHA, gitrev.Short(a.HeadSHA)}, notes
+}
+
+// mergedExplain keeps the shards' explanations of the rows that the merged
+// verdict flags (allocation and instruction rows that changed, time
+// regressions that held), once each; their commands name the shards'
+// files, which merge does not have, and are dropped. The explanations come
+// from the shards' directories (in the fork recipe, artifacts): every
+// string in them reaches the report as untrusted text, as a profile's do.
+func mergedExplain(v gate.Verdict, whys []report.Why) []report.Why {
+	flagged := map[stats.Key]bool{}
+	for _, r := range v.Results {
+		changed := r.Status == gate.Regression || r.Status == gate.Improvement
+		if r.Kind == gate.Time {
+			changed = r.Status == gate.Regression && (r.Confirmed == nil || *r.Confirmed)
+		}
+		if changed {
+			flagged[stats.Key{Package: r.Package, Name: r.Name, Unit: r.Unit}] = true
+		}
+	}
+	var out []report.Why
+	for _, w := range whys {
+		k := stats.Key{Package: w.Package, Name: w.Name, Unit: w.Unit}
+		if !flagged[k] {
+			continue
+		}
+		flagged[k] = false // once
+		w.Command = ""
+		out = append(out, w)
+	}
+	return out
+}
+
+// shardMachine is the machine a shard's raw files record.
+type shardMachine struct {
+	shard string
+	info  machine.Info
+}
+
+// machinesDiffer warns when the shards ran on different kinds of machine
+// (machine.Same: CPU model, cores, architecture level): each shard's
+// rows compare base with head on one machine, but the suite's figures,
+// its noise and any history fed from them mix machines. "" when they
+// agree.
+func machinesDiffer(ms []shardMachine) string {
+	for _, m := range ms[min(1, len(ms)):] {
+		if !machine.Same(ms[0].info, m.info) {
+			var kinds []string
+			seen := map[string]bool{}
+			for _, x := range ms {
+				k := "shard " + x.shard + ": " + x.info.String()
+				if !seen[x.info.String()] {
+					seen[x.info.String()] = true
+					kinds = append(kinds, k)
+				}
+			}
+			return "shards: the shards ran on different machines (" + strings.Join(kinds, "; ") + "): each benchmark compares base with head on one machine, but times across benchmarks, and any history fed from this run, mix them"
+		}
+	}
+	return ""
+}
