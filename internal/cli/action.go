@@ -24,6 +24,7 @@ import (
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/ledger"
 	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/safefile"
 )
@@ -293,13 +294,13 @@ func actionAcceptance(eventName string, target event.Target, label string, trail
 	acc := acceptance{trailersOf: cmp.Or(target.HeadSHA, headSHA)}
 	switch {
 	case eventName == "merge_group":
-		acc.trailersOff = report.OffMergeQueue
+		acc.trailersOff = policy.OffMergeQueue
 	case eventName != "pull_request":
-		acc.trailersOff = report.OffEvent
+		acc.trailersOff = policy.OffEvent
 	case !trailersOn:
-		acc.trailersOff, acc.acceptLabel = report.OffInput, label
+		acc.trailersOff, acc.acceptLabel = policy.OffInput, label
 	case target.Author == "":
-		acc.trailersOff = report.OffNoAuthor
+		acc.trailersOff = policy.OffNoAuthor
 	default:
 		acc.trailersBy = "@" + target.Author + ", the pull request's author"
 	}
@@ -311,9 +312,9 @@ func actionAcceptance(eventName string, target event.Target, label string, trail
 		acc.label, acc.labelBy, acc.labelAt = label, "@"+target.Sender, target.HeadSHA
 	case !slices.ContainsFunc(target.Labels, func(l string) bool { return strings.EqualFold(l, label) }):
 	case target.Action == "synchronize":
-		acc.notes = append(acc.notes, report.PolicyNote{Code: report.LabelOlder, Label: label, Commit: gitrev.Short(target.HeadSHA)})
+		acc.notes = append(acc.notes, policy.Note{Code: policy.LabelOlder, Label: label, Commit: gitrev.Short(target.HeadSHA)})
 	default:
-		acc.notes = append(acc.notes, report.PolicyNote{Code: report.LabelUnknown, Label: label, Action: target.Action, Commit: gitrev.Short(target.HeadSHA)})
+		acc.notes = append(acc.notes, policy.Note{Code: policy.LabelUnknown, Label: label, Action: target.Action, Commit: gitrev.Short(target.HeadSHA)})
 	}
 	return acc
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 )
 
@@ -104,6 +105,14 @@ func (a *app) progress() io.Writer {
 	return a.env.Stderr
 }
 
+// step prints a run's step as report words it: a warning always, progress
+// unless --quiet.
+func (a *app) step(s pipeline.Step) {
+	if line, warn := report.StepLine(s); line != "" && (warn || !a.cfg.Quiet) {
+		fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", line)
+	}
+}
+
 // resolve makes a -C directory absolute ("" is the working directory).
 func (a *app) resolve(dir string) string {
 	if dir == "" {
@@ -123,9 +132,10 @@ func (a *app) path(p string) string {
 	return filepath.Join(a.env.Dir, p)
 }
 
-// conclude writes the reports to d and maps the verdict to the exit status.
-func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
-	meta.Tool = "benchgate " + Version
+// conclude writes the reports of v and its record to d and maps the
+// verdict to the exit status.
+func (a *app) conclude(v gate.Verdict, rec pipeline.Record, d dest) outcome {
+	meta := report.Meta{Record: rec, Tool: "benchgate " + Version}
 	if d.calibrate {
 		return a.calibrationReport(v, meta, d)
 	}

@@ -34,5 +34,5 @@ func (a *app) compare() int {
 	if err != nil {
 		return a.errorf(ExitUsage, "%v", err)
 	}
-	return a.conclude(o.Verdict, o.Meta, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
+	return a.conclude(o.Verdict, o.Record, dest{json: a.cfg.JSON, markdown: a.cfg.Markdown}).code
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/report"
@@ -75,7 +76,7 @@ func whyAnnotations(ws, moduleDir string, v gate.Verdict, m report.Meta) []githu
 }
 
 // whyOf finds r's explanation in m.
-func whyOf(m report.Meta, r gate.Result) *report.Why {
+func whyOf(m report.Meta, r gate.Result) *explain.Why {
 	for i := range m.Explain {
 		w := &m.Explain[i]
 		if w.Package == r.Package && w.Name == r.Name && w.Unit == r.Unit {

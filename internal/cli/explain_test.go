@@ -12,6 +12,7 @@ import (
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/github"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
 
@@ -44,7 +45,7 @@ func TestWhyAnnotations(t *testing.T) {
 		reg("Join", "allocs/op", gate.Allocs), reg("Mix", "sec/op", gate.Time), reg("Evil", "allocs/op", gate.Allocs), reg("Lost", "B/op", gate.Bytes),
 		reg("Grow", "instructions/op", gate.Instructions),
 	}}
-	m := report.Meta{Explain: []report.Why{
+	m := report.Meta{Record: pipeline.Record{Explain: []explain.Why{
 		{Package: "example.com/m", Name: "Join", Unit: "allocs/op", Explain: explain.Explanation{Sites: []explain.Site{{
 			Function: "strings.Clone", File: "/usr/local/go/src/strings/clone.go", Line: 27, Base: 0, Head: 1,
 			Caller: &explain.Frame{Function: "example.com/m.Join", File: "mix.go", Line: 22}}}}},
@@ -55,7 +56,7 @@ func TestWhyAnnotations(t *testing.T) {
 		{Package: "example.com/m", Name: "Lost", Unit: "B/op", Err: "profiling failed"},
 		{Package: "example.com/m", Name: "Grow", Unit: "instructions/op", Explain: explain.Explanation{Functions: []explain.Func{{
 			Function: "example.com/m.Work\u200b", File: "lib.go", Line: 10, Base: 12000, Head: 12600, ShareBase: 1, ShareHead: 1}}}},
-	}}
+	}}}
 	got := whyAnnotations(ws, mod, v, m)
 	if len(got) != 3 {
 		t.Fatalf("%d annotations, want 3: %+v", len(got), got)

@@ -8,6 +8,7 @@ import (
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 )
@@ -38,12 +39,12 @@ type job struct {
 // regressions, and who is credited (pipeline.Acceptance).
 type acceptance struct {
 	trailersOf, trailersBy  string
-	trailersOff             report.TrailersOff
+	trailersOff             policy.TrailersOff
 	label, labelBy, labelAt string
 	// acceptLabel is the label a note that trailers are off names; notes
 	// say why a label on the pull request accepts nothing.
 	acceptLabel string
-	notes       []report.PolicyNote
+	notes       []policy.Note
 }
 
 func (acc acceptance) plan() pipeline.Acceptance {

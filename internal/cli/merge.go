@@ -28,15 +28,13 @@ func (a *app) mergeDirs(dirs []string, d dest, t trust) outcome {
 	if err != nil {
 		return a.failf(ExitUsage, "%v", err)
 	}
-	if w := o.Meta.GoWarning(); w != "" {
-		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", w)
-	}
+	a.step(pipeline.StepToolchains{Base: o.Record.BaseGo, Head: o.Record.HeadGo})
 	for _, w := range o.Verdict.Warnings {
 		if w.Code == gate.WarnShardsIncomplete {
 			fmt.Fprintf(a.env.Stderr, "benchgate: merge: the shards do not cover the suite; the verdict fails (see the report's warnings)\n")
 		}
 	}
-	return a.conclude(o.Verdict, o.Meta, d)
+	return a.conclude(o.Verdict, o.Record, d)
 }
 
 // judging is how compare and merge judge: the flags' policy and the

@@ -15,7 +15,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/shard"
 
 	"github.com/benchgate/benchgate/internal/testenv"
@@ -193,7 +193,7 @@ func failingApp(t *testing.T, out string) (*app, dest, *bytes.Buffer, *bytes.Buf
 // and the one error line says where (exit 3).
 func TestReportLostKeepsRaw(t *testing.T) {
 	a, d, o, e, gone := failingApp(t, "")
-	code := a.conclude(gate.Verdict{Pass: true}, report.Meta{}, d).code
+	code := a.conclude(gate.Verdict{Pass: true}, pipeline.Record{}, d).code
 	if code != ExitTool {
 		t.Errorf("exit %d, want %d", code, ExitTool)
 	}
@@ -222,7 +222,7 @@ func TestReportLostNamesOut(t *testing.T) {
 	out := t.TempDir()
 	a, d, _, e, _ := failingApp(t, out)
 	d.markdown = filepath.Join(a.env.Dir, "nope", "r.md")
-	code := a.conclude(gate.Verdict{Pass: true}, report.Meta{}, d).code
+	code := a.conclude(gate.Verdict{Pass: true}, pipeline.Record{}, d).code
 	want := "; the report is above and the raw results are kept in " + out + "\n"
 	if code != ExitTool || !strings.HasSuffix(e.String(), want) || !strings.Contains(e.String(), "benchgate: --markdown ") || !strings.Contains(e.String(), "; --json ") || strings.Count(e.String(), "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want 3 and one line naming both files, ending %q", code, e.String(), want)

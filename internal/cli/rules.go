@@ -6,7 +6,6 @@ import (
 
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/policy"
-	"github.com/benchgate/benchgate/internal/report"
 )
 
 // policyPath checks --policy: a path inside the module's directory.
@@ -45,7 +44,7 @@ func (a *app) fileRules() (*pipeline.Rules, error) {
 func localAcceptance(on bool, head string) acceptance {
 	acc := acceptance{trailersOf: head}
 	if !on {
-		acc.trailersOff = report.OffFlag
+		acc.trailersOff = policy.OffFlag
 	}
 	return acc
 }

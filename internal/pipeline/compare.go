@@ -10,10 +10,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/machine"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -50,7 +50,7 @@ func Compare(files [2]File, j Judging) (Outcome, error) {
 		return Outcome{}, inputErr(errors.New(OneLine(err)))
 	}
 	p := Plan{Base: Rev{Label: files[0].Name}, Head: Rev{Label: files[1].Name}}
-	return Outcome{Verdict: *v, Meta: record(p, nil, *v, f)}, nil
+	return Outcome{Verdict: *v, Record: record(p, nil, *v, f)}, nil
 }
 
 // CompareDir judges the raw files a run kept in dir (named shown, as the
@@ -83,7 +83,7 @@ func CompareDir(dir, shown string, j Judging) (Outcome, error) {
 		f.machine = &m
 	}
 	p := Plan{Base: Rev{Label: in.Screen[0].Name}, Head: Rev{Label: in.Screen[1].Name}}
-	return Outcome{Verdict: *v, Meta: record(p, nil, *v, f)}, nil
+	return Outcome{Verdict: *v, Record: record(p, nil, *v, f)}, nil
 }
 
 // Artifact says that the shards' directories are another run's artifact
@@ -104,7 +104,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 	var manifests []shard.Manifest
 	var raw, confirm [2]bytes.Buffer
 	var failures, confirmFailures []gate.Failure
-	var whys []report.Why
+	var whys []explain.Why
 	var machines []shardMachine
 	for _, dir := range dirs {
 		sd, err := shard.ReadDir(dir)
@@ -137,7 +137,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 			}
 		}
 		if sd.Explain != nil {
-			var ws []report.Why
+			var ws []explain.Why
 			if err := json.Unmarshal(sd.Explain, &ws); err != nil {
 				return Outcome{}, inputErr(fmt.Errorf("merge: %s: %v", filepath.Join(dir, shard.ExplainFile), err))
 			}
@@ -181,7 +181,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 		}
 	}
 	for _, m := range manifests {
-		f.merged = append(f.merged, report.MergedShard{Shard: m.Shard.String(), Benchmarks: len(m.Assigned), Complete: m.Complete})
+		f.merged = append(f.merged, m)
 	}
 	if len(machines) > 0 {
 		f.machine = &machines[0].info
@@ -190,7 +190,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 		f.warnings = append(f.warnings, w)
 	}
 	if f.whys = mergedExplain(v, whys); len(f.whys) > 0 {
-		f.explained = &report.Explained{Merged: len(f.whys)}
+		f.explained = &Explained{Merged: len(f.whys)}
 	}
 	missing, problems := shard.CheckCoverage(manifests)
 	if len(missing) > 0 || len(problems) > 0 {
@@ -204,7 +204,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 			f.warnings = append(f.warnings, fmt.Sprintf("shards: %d benchmark(s) measured by no shard: %s", len(missing), strings.Join(shown, ", ")))
 		}
 	}
-	return Outcome{Verdict: v, Meta: record(p, nil, v, f)}, nil
+	return Outcome{Verdict: v, Record: record(p, nil, v, f)}, nil
 }
 
 // artifactCommits are the commits the report of an artifact's shards
@@ -239,7 +239,7 @@ func artifactCommits(m shard.Manifest, a Artifact) (base, head Rev, notes []stri
 // files, which merge does not have, and are dropped. The explanations come
 // from the shards' directories (in the fork recipe, artifacts): every
 // string in them reaches the report as untrusted text, as a profile's do.
-func mergedExplain(v gate.Verdict, whys []report.Why) []report.Why {
+func mergedExplain(v gate.Verdict, whys []explain.Why) []explain.Why {
 	flagged := map[stats.Key]bool{}
 	for _, r := range v.Results {
 		changed := r.Status == gate.Regression || r.Status == gate.Improvement
@@ -250,7 +250,7 @@ func mergedExplain(v gate.Verdict, whys []report.Why) []report.Why {
 			flagged[stats.Key{Package: r.Package, Name: r.Name, Unit: r.Unit}] = true
 		}
 	}
-	var out []report.Why
+	var out []explain.Why
 	for _, w := range whys {
 		k := stats.Key{Package: w.Package, Name: w.Name, Unit: w.Unit}
 		if !flagged[k] {

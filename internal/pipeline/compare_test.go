@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/report"
 )
 
 // mergedExplain keeps the shards' explanations of the rows the merged
@@ -22,10 +22,10 @@ func TestMergedExplain(t *testing.T) {
 		row("Same", "B/op", gate.Bytes, gate.Unchanged, false),
 		vanished,
 	}}
-	why := func(name, unit string) report.Why {
-		return report.Why{Package: "example.com/m", Name: name, Unit: unit, Command: "go tool pprof shard/explain/x"}
+	why := func(name, unit string) explain.Why {
+		return explain.Why{Package: "example.com/m", Name: name, Unit: unit, Command: "go tool pprof shard/explain/x"}
 	}
-	got := mergedExplain(v, []report.Why{
+	got := mergedExplain(v, []explain.Why{
 		why("Join", "allocs/op"), why("Mix", "sec/op"), why("Mix", "sec/op"), why("Fast", "instructions/op"),
 		why("Same", "B/op"), why("Vanished", "sec/op"), why("Join", "B/op"),
 	})

@@ -13,7 +13,6 @@ import (
 
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/benchgate/benchgate/internal/shard"
@@ -35,11 +34,60 @@ const (
 	cpuTarget = 500 * time.Millisecond
 )
 
+// Explained is what the explain pass did after the verdict.
+type Explained struct {
+	// Instructions is how many instructions/op changes the lane's
+	// per-function counts explain.
+	Instructions int
+	// Profiled is how many changed benchmarks were profiled, in Elapsed:
+	// the allocations of Allocs of them in AllocsTime, the CPU of CPU of
+	// them in CPUTime.
+	Profiled, Allocs, CPU        int
+	Elapsed, AllocsTime, CPUTime time.Duration
+	// Kept is the directory the counts, profiles and test binaries were
+	// kept in; "" if they were not kept.
+	Kept string
+	// Cancelled: the benchmarks not yet profiled are not explained.
+	Cancelled bool
+	// Skipped more changed benchmarks were not profiled (at most Max
+	// per run).
+	Skipped, Max int
+	// Merged is how many explanations came from the shards' passes.
+	Merged int
+	// Problems are what kept the pass from explaining a benchmark, or
+	// from keeping its files.
+	Problems []ExplainProblem
+}
+
+// ExplainProblem is a step of the explain pass that failed: for Bench
+// ("import/path.Name"; "" for the whole pass), with the error (untrusted:
+// it may quote the change's names).
+type ExplainProblem struct {
+	Bench string
+	Step  ExplainStep
+	Err   string
+}
+
+// ExplainStep is the step of the explain pass a problem stopped.
+type ExplainStep string
+
+// The steps.
+const (
+	// ExplainModule: the sides' module roots were not found; nothing
+	// was profiled.
+	ExplainModule ExplainStep = "module"
+	// ExplainNotProfiled: the benchmark's directory could not be made.
+	ExplainNotProfiled ExplainStep = "not-profiled"
+	// ExplainBinaries: the test binaries were not kept beside the
+	// profiles.
+	ExplainBinaries ExplainStep = "binaries"
+)
+
 // writeExplain writes a shard's explanations to out/explain.json, for
 // merge (an empty list when there are none).
-func writeExplain(out string, whys []report.Why) error {
+func writeExplain(out string, whys []explain.Why) error {
 	if whys == nil {
-		whys = []report.Why{}
+		whys = []explain.Why{}
 	}
 	return WriteJSON(filepath.Join(out, shard.ExplainFile), whys)
 }
@@ -70,15 +118,15 @@ type explainUnit struct {
 // reproduces the figures. A benchmark that cannot be profiled gets a
 // reason instead; nothing here changes the verdict. The facts are nil
 // when there was nothing to explain.
-func Explain(ctx context.Context, sess session, v gate.Verdict, lane *runner.InstructionResult, dirs [2]string, out string, kept bool, env Env) ([]report.Why, *report.Explained) {
+func Explain(ctx context.Context, sess session, v gate.Verdict, lane *runner.InstructionResult, dirs [2]string, out string, kept bool, env Env) ([]explain.Why, *Explained) {
 	todo, skipped := explainUnits(sess.Units(), v)
 	counted := instructionRows(v, lane)
 	if len(todo) == 0 && len(counted) == 0 {
 		return nil, nil
 	}
-	var whys []report.Why
+	var whys []explain.Why
 	start := time.Now()
-	ex := &report.Explained{Max: maxExplained}
+	ex := &Explained{Max: maxExplained}
 	var nAllocs, nCPU int
 	for _, e := range todo {
 		if len(e.allocs) > 0 {
@@ -88,15 +136,14 @@ func Explain(ctx context.Context, sess session, v gate.Verdict, lane *runner.Ins
 			nCPU++
 		}
 	}
-	if env.Progress != nil && len(todo) > 0 {
-		fmt.Fprintf(env.Progress, "benchgate: explaining %d changed benchmark(s): allocation profiles of %d, CPU profiles of %d\n",
-			len(todo), nAllocs, nCPU)
+	if len(todo) > 0 {
+		env.step(StepExplain{len(todo), nAllocs, nCPU})
 	}
 	var roots [2]string
 	for i, d := range dirs {
 		r, err := explain.ModuleRoot(d)
 		if err != nil {
-			ex.Problems = append(ex.Problems, report.ExplainProblem{Step: report.ExplainModule, Err: OneLine(err)})
+			ex.Problems = append(ex.Problems, ExplainProblem{Step: ExplainModule, Err: OneLine(err)})
 			return whys, ex
 		}
 		roots[i] = r
@@ -139,7 +186,7 @@ func Explain(ctx context.Context, sess session, v gate.Verdict, lane *runner.Ins
 		}
 		dir, err := benchDir(e.u)
 		if err != nil {
-			ex.Problems = append(ex.Problems, report.ExplainProblem{Bench: e.u.ID(), Step: report.ExplainNotProfiled, Err: OneLine(err)})
+			ex.Problems = append(ex.Problems, ExplainProblem{Bench: e.u.ID(), Step: ExplainNotProfiled, Err: OneLine(err)})
 			if len(e.allocs) > 0 {
 				nAllocs--
 			}
@@ -153,7 +200,7 @@ func Explain(ctx context.Context, sess session, v gate.Verdict, lane *runner.Ins
 		if kept {
 			if _, err := sess.KeepBinaries(e.u, dir); err != nil {
 				pr.kept = false
-				ex.Problems = append(ex.Problems, report.ExplainProblem{Bench: e.u.ID(), Step: report.ExplainBinaries, Err: OneLine(err)})
+				ex.Problems = append(ex.Problems, ExplainProblem{Bench: e.u.ID(), Step: ExplainBinaries, Err: OneLine(err)})
 			}
 		}
 		if len(e.allocs) > 0 {
@@ -204,8 +251,8 @@ func instructionRows(v gate.Verdict, lane *runner.InstructionResult) []gate.Resu
 // per-function counts of both sides (exact, as the counts are): the
 // functions whose own instructions per op changed most. With kept, each
 // side's counts go to dir/base.pprof and dir/head.pprof.
-func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]string, dir string, kept bool) report.Why {
-	w := report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
+func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]string, dir string, kept bool) explain.Why {
+	w := explain.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
 	var cs [2]explain.Counts
 	for i := range 2 {
 		cs[i] = explain.FromCallgrind(lp[i].Profile, lp[i].Ops, roots[i], lp[i].Binary)
@@ -235,7 +282,7 @@ func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]stri
 				return w
 			}
 		}
-		w.Command = "go tool pprof -top -nodefraction=0 -diff_base " + report.ShellQuote(files[0]) + " " + report.ShellQuote(files[1])
+		w.Command = "go tool pprof -top -nodefraction=0 -diff_base " + explain.Quote(files[0]) + " " + explain.Quote(files[1])
 	}
 	return w
 }
@@ -301,11 +348,11 @@ type explainer struct {
 
 // allocs explains the allocation rows of a benchmark with one allocation
 // pass: both sides at n and 2n ops, their difference diffed by site.
-func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Result) []report.Why {
-	fail := func(err error) []report.Why {
-		var out []report.Why
+func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Result) []explain.Why {
+	fail := func(err error) []explain.Why {
+		var out []explain.Why
 		for _, r := range rows {
-			out = append(out, report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Err: OneLine(err)})
+			out = append(out, explain.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Err: OneLine(err)})
 		}
 		return out
 	}
@@ -350,7 +397,7 @@ func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Resu
 	}
 	notes := diff.Check(allocsRow, bytesRow)
 	files, kept := ex.write(dir, in)
-	var out []report.Why
+	var out []explain.Why
 	for _, r := range rows {
 		// The sites that moved the row's way first: for a regression,
 		// the largest increase (a line that stopped allocating while a
@@ -363,7 +410,7 @@ func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Resu
 		slices.SortStableFunc(changed, func(x, y explain.Site) int {
 			return cmp.Compare(sign*(y.Head-y.Base), sign*(x.Head-x.Base))
 		})
-		w := report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Changed: len(changed), Ops: diff.Ops, Notes: notes}
+		w := explain.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Changed: len(changed), Ops: diff.Ops, Notes: notes}
 		w.Explain.Sites = changed[:min(len(changed), 5)]
 		index := "-sample_index=alloc_objects"
 		w.Base, w.Head = diff.Objects[0], diff.Objects[1]
@@ -381,8 +428,8 @@ func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Resu
 
 // cpu explains a time regression with cpuRuns CPU profiles per side,
 // alternating, each side's merged.
-func (ex explainer) cpu(ctx context.Context, r gate.Result) report.Why {
-	w := report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
+func (ex explainer) cpu(ctx context.Context, r gate.Result) explain.Why {
+	w := explain.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
 	n := runner.CPUProfileN(ex.u, cpuTarget)
 	dir := filepath.Join(ex.dir, "cpu")
 	set, err := ex.sess.ProfileCPU(ctx, ex.u, n, cpuRuns, dir)
@@ -419,7 +466,7 @@ func (ex explainer) cpu(ctx context.Context, r gate.Result) report.Why {
 	w.Base, w.Head = f.Total[0], f.Total[1]
 	w.Ops, w.Runs = f.Ops, cpuRuns
 	if files, kept := ex.write(dir, in); kept {
-		w.Command = ex.command("-top -nodefraction=0 -hide="+report.ShellQuote(explain.CPUHide), files)
+		w.Command = ex.command("-top -nodefraction=0 -hide="+explain.Quote(explain.CPUHide), files)
 	}
 	return w
 }
@@ -446,7 +493,7 @@ func (ex explainer) write(dir string, in [2]explain.Input) ([2]string, bool) {
 // kept profiles, head's with its binary (which pprof takes before the
 // profile): every node, also those under pprof's default cut.
 func (ex explainer) command(flags string, files [2]string) string {
-	return "go tool pprof " + flags + " -diff_base " + report.ShellQuote(files[0]) + " " + report.ShellQuote(filepath.Join(ex.dir, "head.test")) + " " + report.ShellQuote(files[1])
+	return "go tool pprof " + flags + " -diff_base " + explain.Quote(files[0]) + " " + explain.Quote(filepath.Join(ex.dir, "head.test")) + " " + explain.Quote(files[1])
 }
 
 // rowCenters returns the medians of base and head of the row of unit for

@@ -3,17 +3,16 @@ package pipeline
 import (
 	"github.com/benchgate/benchgate/internal/affected"
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/sandbox"
+	"github.com/benchgate/benchgate/internal/shard"
 )
 
-// An Outcome is what a run gives for the report: the verdict and its
-// record (the run's facts, the explanations, the policy in force), and
-// where the raw files are.
+// An Outcome is what a run, a compare or a merge gives for the report:
+// the verdict, its Record, and where the raw files are.
 type Outcome struct {
 	Verdict gate.Verdict
-	Meta    report.Meta
+	Record  Record
 	// Raw is the directory of the raw files ("" when none were
 	// written); Kept says it is the user's --out, kept anyway.
 	Raw  string
@@ -31,16 +30,16 @@ type facts struct {
 	judged
 	// A merge's: the shards, their problems and the notes about the
 	// commits an artifact's report names.
-	merged   []report.MergedShard
+	merged   []shard.Manifest
 	warnings []string
 	notes    []string
 }
 
-// record is the report's input of a run: the plan's commits and
-// settings, the runner's result res (nil when nothing was built) and the
-// facts f the stages returned, for the verdict v. It is the one place
+// record is the Record of a run, a compare or a merge: the plan's commits
+// and settings, the runner's result res (nil when nothing was built) and
+// the facts f the stages returned, for the verdict v. It is the one place
 // that writes the report's input.
-func record(p Plan, res *runner.Result, v gate.Verdict, f facts) report.Meta {
+func record(p Plan, res *runner.Result, v gate.Verdict, f facts) Record {
 	count := p.Runner.Count
 	switch {
 	case !p.Time:
@@ -52,7 +51,7 @@ func record(p Plan, res *runner.Result, v gate.Verdict, f facts) report.Meta {
 	if c := f.confirmed.Cancelled; c != nil {
 		cancelled = c
 	}
-	m := report.Meta{
+	rec := Record{
 		BaseRef: p.Base.Label, HeadRef: p.Head.Label, BaseSHA: p.Base.SHA, HeadSHA: p.Head.SHA,
 		Count: count, Benchtime: p.Runner.Benchtime, Seed: p.Seed,
 		RawBase: f.raw[0], RawHead: f.raw[1], RawDir: f.raw[2],
@@ -61,51 +60,33 @@ func record(p Plan, res *runner.Result, v gate.Verdict, f facts) report.Meta {
 		Notes: f.notes, Warnings: f.warnings,
 		Explain: f.whys,
 		Policy:  f.rules.Info(v),
-		Run: report.Run{
+		Run: Facts{
 			PGO:          f.pgo,
 			Policy:       f.rules.Notes(),
+			Unclosed:     f.unclosed,
 			Machine:      f.machine,
-			Affected:     affectedFacts(f.sel),
+			Affected:     f.sel,
 			CountAdvice:  f.advice,
 			Adaptive:     f.adaptive,
-			Lane:         f.lane.Facts,
+			Lane:         f.lane,
 			Cancelled:    cancelled,
 			Confirmation: f.confirmed.Confirmation,
 			Explain:      f.explained,
 			Merged:       f.merged,
 		},
 	}
-	for _, u := range f.unclosed {
-		m.Run.Unclosed = append(m.Run.Unclosed, report.Named{Name: u.Path, Reason: u.Reason})
-	}
 	if f.manifest != nil && p.Shard.Count > 1 {
-		m.Run.Shard = &report.ShardPart{Shard: p.Shard.String(), Assigned: len(f.manifest.Assigned), All: len(f.manifest.All)}
+		rec.Run.Shard = f.manifest
 	}
 	if res != nil {
-		m.Run.Skipped = res.Skipped
+		rec.Run.Skipped = res.Skipped
 		// The time the run took, taken last: the confirmation's fresh
 		// rounds and the explain pass's processes are part of what it
 		// cost.
-		m.Run.Timing = &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes,
-			Calibrate: res.DiscoverTime, Warmup: res.WarmupTime, Screen: f.screen, Confirm: res.MeasureTime - f.screen, Work: res.Work}
+		rec.Run.Timing = &Timing{Runner: res, Screen: f.screen}
 		if e := f.explained; e != nil {
-			m.Run.Timing.Explain = e.Elapsed
+			rec.Run.Timing.Explain = e.Elapsed
 		}
 	}
-	return m
-}
-
-// affectedFacts is the selection for the report.
-func affectedFacts(sel *affected.Selection) *report.Affected {
-	if sel == nil {
-		return nil
-	}
-	a := &report.Affected{Summary: sel.Summary}
-	for _, e := range sel.Skipped {
-		a.Skipped = append(a.Skipped, report.Named{Name: e.Name, Reason: e.Reason})
-	}
-	for _, e := range sel.Ignored {
-		a.Ignored = append(a.Ignored, report.Named{Name: e.Name, Reason: e.Reason})
-	}
-	return a
+	return rec
 }

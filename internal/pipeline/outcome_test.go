@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/sandbox"
 	"github.com/benchgate/benchgate/internal/shard"
@@ -24,20 +23,20 @@ func TestRecord(t *testing.T) {
 		Skipped: []string{"example.com/m/x: no benchmarks"}}
 	f := facts{
 		unclosed: []sandbox.Open{{Path: "/var/run/docker.sock", Reason: "a socket"}},
-		measured: measured{screen: 3 * time.Second, toolchains: [2]string{"go1.26.8", "go1.26.8"}, manifest: &shard.Manifest{Assigned: []string{"a"}, All: []string{"a", "b"}}},
-		judged:   judged{confirmed: Confirmed{Cancelled: &report.Cancelled{Confirmation: true}}, explained: &report.Explained{Elapsed: time.Second}},
+		measured: measured{screen: 3 * time.Second, toolchains: [2]string{"go1.26.8", "go1.26.8"}, manifest: &shard.Manifest{Shard: shard.Spec{Index: 1, Count: 2}, Assigned: []string{"a"}, All: []string{"a", "b"}}},
+		judged:   judged{confirmed: Confirmed{Cancelled: &Cancelled{Confirmation: true}}, explained: &Explained{Elapsed: time.Second}},
 	}
 	got := record(p, res, gate.Verdict{}, f)
-	want := report.Meta{
+	want := Record{
 		BaseRef: "main", HeadRef: "HEAD", BaseSHA: "b1", HeadSHA: "h1", Count: 10, Benchtime: "50ms", Seed: 7,
 		Partial: true, BaseGo: "go1.26.8", HeadGo: "go1.26.8",
-		Run: report.Run{
-			Unclosed:  []report.Named{{Name: "/var/run/docker.sock", Reason: "a socket"}},
-			Cancelled: &report.Cancelled{Confirmation: true},
-			Shard:     &report.ShardPart{Shard: "1/2", Assigned: 1, All: 2},
+		Run: Facts{
+			Unclosed:  []sandbox.Open{{Path: "/var/run/docker.sock", Reason: "a socket"}},
+			Cancelled: &Cancelled{Confirmation: true},
+			Shard:     f.manifest,
 			Skipped:   []string{"example.com/m/x: no benchmarks"},
-			Timing:    &report.Timing{Elapsed: 9 * time.Second, Build: 2 * time.Second, Screen: 3 * time.Second, Confirm: 2 * time.Second, Explain: time.Second},
-			Explain:   &report.Explained{Elapsed: time.Second},
+			Timing:    &Timing{Runner: res, Screen: 3 * time.Second, Explain: time.Second},
+			Explain:   &Explained{Elapsed: time.Second},
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -47,13 +46,13 @@ func TestRecord(t *testing.T) {
 	for _, c := range []struct {
 		name     string
 		time     bool
-		adaptive *report.Adaptive
+		adaptive *Adaptive
 		rounds   int
 		shards   int
 		want     int
 	}{
 		{"fixed", true, nil, 0, 1, 10},
-		{"adaptive", true, &report.Adaptive{}, 23, 1, 23},
+		{"adaptive", true, &Adaptive{}, 23, 1, 23},
 		{"instructions only", false, nil, 0, 1, 0},
 	} {
 		p := p

@@ -7,7 +7,6 @@ import (
 
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/policy"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -82,7 +81,7 @@ type Acceptance struct {
 	TrailersOf string
 	// TrailersOff, when set, says why the trailers are not applied: they
 	// are read only for a note that says so.
-	TrailersOff report.TrailersOff
+	TrailersOff policy.TrailersOff
 	// TrailersBy is who a trailer is credited to ("@login, the pull
 	// request's author"); "" for "author unverified" (a local run).
 	TrailersBy string
@@ -91,10 +90,10 @@ type Acceptance struct {
 	// added for.
 	Label, LabelBy, LabelAt string
 	// Label names the accept label in a note that trailers are off
-	// (report.OffInput); Notes say why a label on the pull request
+	// (policy.OffInput); Notes say why a label on the pull request
 	// accepts nothing.
 	AcceptLabel string
-	Notes       []report.PolicyNote
+	Notes       []policy.Note
 }
 
 // Flags is the gate's policy as the flags give it, before a policy file's
@@ -113,11 +112,14 @@ type Flags struct {
 	Estimator stats.Estimator
 }
 
-// Env is what a run writes besides its files: progress lines (nil for
-// none, --quiet) and warnings (stderr), and the environment of child
-// processes when there is no sandbox.
+// Env is what a run writes besides its files: the runner's progress
+// lines (nil for none, --quiet), the run's steps (nil for none; warnings
+// among them too: the caller words them, report.StepLine), errors that
+// do not stop the run (stderr), and the environment of child processes
+// when there is no sandbox.
 type Env struct {
 	Progress, Stderr io.Writer
+	Steps            func(Step)
 	Environ          []string
 	// GitEnv is git's environment (without credentials).
 	GitEnv []string

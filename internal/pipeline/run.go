@@ -13,10 +13,10 @@ import (
 
 	"github.com/benchgate/benchgate/internal/affected"
 	"github.com/benchgate/benchgate/internal/callgrind"
+	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/machine"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/benchgate/benchgate/internal/sandbox"
@@ -38,9 +38,9 @@ type Workspace struct {
 // Prepare checks base and head out into worktrees of a new temporary
 // directory and reads the rules (the policy file of base's tree or of
 // p.Policy.At, the acceptances): the policy is the user's input, read
-// (and refused, with an *InputError) before the long work starts. The
-// rules' notes are warned about on env.Stderr. The Workspace is returned
-// for Close also with an error.
+// (and refused, with an *InputError) before the long work starts; what
+// did not apply as written is in its Notes. The Workspace is returned for
+// Close also with an error.
 func Prepare(ctx context.Context, p Plan, repo *gitrev.Repo, env Env) (*Workspace, error) {
 	tmp, err := os.MkdirTemp("", "benchgate-")
 	if err != nil {
@@ -54,9 +54,6 @@ func Prepare(ctx context.Context, p Plan, repo *gitrev.Repo, env Env) (*Workspac
 	}
 	if ws.Rules, err = readRules(ctx, repo, ws.Trees, p.Base, p.Policy); err != nil {
 		return ws, inputErr(err)
-	}
-	for _, n := range ws.Rules.notes {
-		fmt.Fprintf(env.Stderr, "benchgate: warning: %s\n", report.PolicyNoteText(n))
 	}
 	return ws, nil
 }
@@ -188,7 +185,7 @@ func (r *run) outcome(f facts, v gate.Verdict) Outcome {
 		res = r.sess.Result()
 	}
 	f.rules = r.rules
-	return Outcome{Verdict: v, Meta: record(r.p, res, v, f), Raw: r.out, Kept: r.out != "" && r.p.Out != ""}
+	return Outcome{Verdict: v, Record: record(r.p, res, v, f), Raw: r.out, Kept: r.out != "" && r.p.Out != ""}
 }
 
 // changed lists the files the change edits (one git diff, for the PGO
@@ -215,9 +212,7 @@ func (r *run) affected(ctx context.Context, changed []string, diffErr error) (*a
 	if err != nil {
 		return nil, fmt.Errorf("--packages affected: %v", OneLine(err))
 	}
-	if r.env.Progress != nil {
-		fmt.Fprintf(r.env.Progress, "benchgate: --packages affected: %s\n", sel.Summary)
-	}
+	r.env.step(StepAffected{sel})
 	return sel, nil
 }
 
@@ -256,11 +251,11 @@ type measured struct {
 	// toolchains are the Go toolchains that built base and head.
 	toolchains [2]string
 	advice     *gate.Warning // --count cannot reach alpha
-	adaptive   *report.Adaptive
-	lane       Lane
-	rounds     int               // the time lane's rounds
-	screen     time.Duration     // the runner's measuring time after the lanes
-	cancelled  *report.Cancelled // a cancellation after the first round
+	adaptive   *Adaptive
+	lane       *Lane
+	rounds     int           // the time lane's rounds
+	screen     time.Duration // the runner's measuring time after the lanes
+	cancelled  *Cancelled    // a cancellation after the first round
 }
 
 // measure runs the session (session), the time lane (timeLane) and the
@@ -270,9 +265,7 @@ type measured struct {
 // error ends the run.
 func (r *run) measure(ctx context.Context, packages []string, raw Files) (measured, error) {
 	p, env := r.p, r.env
-	if env.Progress != nil {
-		fmt.Fprintf(env.Progress, "benchgate: base %s (%s), head %s (%s), seed %d\n", p.Base.Label, gitrev.Short(p.Base.SHA), p.Head.Label, gitrev.Short(p.Head.SHA), p.Seed)
-	}
+	env.step(StepStart{p.Base, p.Head, p.Seed})
 	var m measured
 	if !p.Shard.IsZero() {
 		m.manifest = &shard.Manifest{Shard: p.Shard, BaseSHA: p.Base.SHA, HeadSHA: p.Head.SHA, PRHeadSHA: p.PRHead, Tool: p.Tool, Settings: p.Settings}
@@ -281,7 +274,7 @@ func (r *run) measure(ctx context.Context, packages []string, raw Files) (measur
 	m.advice, runErr = r.session(ctx, packages, m.manifest)
 	if r.sess != nil {
 		m.toolchains = goVersions(r.sess.Result())
-		warnToolchains(m.toolchains, env.Stderr)
+		env.step(StepToolchains{m.toolchains[0], m.toolchains[1]})
 		if runErr == nil {
 			m.machine, runErr = noteMachine(m.toolchains[1], r.sb.Env(), raw[0], raw[1])
 		}
@@ -316,8 +309,8 @@ func (r *run) measure(ctx context.Context, packages []string, raw Files) (measur
 	case errors.Is(runErr, runner.ErrNoBenchmarks):
 		return m, inputErr(fmt.Errorf("--bench %q matched no benchmarks in %s on either side", p.Runner.Bench, strings.Join(packages, " ")))
 	case ctx.Err() != nil && res != nil && res.Rounds > 0:
-		m.cancelled = &report.Cancelled{Rounds: res.Rounds, Of: p.Runner.Count}
-		fmt.Fprintf(env.Stderr, "benchgate: cancelled after %d of %d rounds; writing a partial report\n", res.Rounds, p.Runner.Count)
+		m.cancelled = &Cancelled{Rounds: res.Rounds, Of: p.Runner.Count}
+		env.step(StepCancelled{*m.cancelled})
 	case ctx.Err() != nil:
 		return m, errors.New("cancelled before the first round completed; nothing to report")
 	default:
@@ -331,8 +324,8 @@ func (r *run) measure(ctx context.Context, packages []string, raw Files) (measur
 type judged struct {
 	verdict   gate.Verdict
 	confirmed Confirmed
-	whys      []report.Why
-	explained *report.Explained
+	whys      []explain.Why
+	explained *Explained
 }
 
 // judge judges the run's raw files, confirms and explains: what the
@@ -368,8 +361,8 @@ func (r *run) judge(ctx context.Context, m measured) (judged, error) {
 			screened = min(screened, p.Runner.Count)
 		}
 		plan := PlanConfirm(r.sess, *v, screened)
-		if len(plan.Units) > 0 && r.env.Progress != nil {
-			fmt.Fprintf(r.env.Progress, "benchgate: confirming %d promising time row(s) with %d fresh interleaved rounds\n", len(plan.Units), plan.Fresh)
+		if len(plan.Units) > 0 {
+			r.env.step(StepConfirm{len(plan.Units), plan.Fresh})
 		}
 		j.confirmed, err = Confirm(ctx, r.sess, plan, out, p.Seed, r.jd)
 		j.verdict = j.confirmed.Verdict
@@ -380,7 +373,11 @@ func (r *run) judge(ctx context.Context, m measured) (judged, error) {
 	if p.Explain && !p.Calibrate && m.cancelled == nil && j.confirmed.Cancelled == nil {
 		// A shard explains the rows its own verdict flags; merge shows
 		// those its verdict flags too.
-		j.whys, j.explained = Explain(ctx, r.sess, j.verdict, m.lane.Result, [2]string{r.ws.Trees[0].Dir(), r.ws.Trees[1].Dir()}, out, p.Out != "", r.env)
+		var counts *runner.InstructionResult
+		if m.lane != nil {
+			counts = m.lane.Result
+		}
+		j.whys, j.explained = Explain(ctx, r.sess, j.verdict, counts, [2]string{r.ws.Trees[0].Dir(), r.ws.Trees[1].Dir()}, out, p.Out != "", r.env)
 	}
 	if sharded {
 		if err := writeExplain(out, j.whys); err != nil {
@@ -430,9 +427,7 @@ func (r *run) session(ctx context.Context, packages []string, manifest *shard.Ma
 		// Only timed rounds need advice on their count.
 		if w, ok := gate.CountAdvice(p.Runner.Count, BothSides(units), r.jd.Policy); ok {
 			advice = &w
-			if env.Progress != nil {
-				fmt.Fprintf(env.Progress, "benchgate: note: %s\n", report.WarningText(w))
-			}
+			env.step(StepCountAdvice{w})
 		}
 	}
 	return advice, sess.Prepare(ctx, units)
@@ -440,17 +435,14 @@ func (r *run) session(ctx context.Context, packages []string, manifest *shard.Ma
 
 // timeLane runs the time lane's rounds: a fixed count, or adaptive
 // rounds within p.MaxTime (their facts; nil for a fixed count).
-func (r *run) timeLane(ctx context.Context, raw Files) (*report.Adaptive, error) {
+func (r *run) timeLane(ctx context.Context, raw Files) (*Adaptive, error) {
 	p, sess := r.p, r.sess
 	if p.MaxTime <= 0 {
 		return nil, sess.Measure(ctx, sess.Units(), 1, p.Runner.Count, raw[0], raw[1])
 	}
 	plan := PlanAdaptive(sess, p.MaxTime, r.jd.Policy)
-	if r.env.Progress != nil {
-		fmt.Fprintf(r.env.Progress, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v\n",
-			p.MaxTime, plan.Round.Round(time.Millisecond), plan.MaxRounds, plan.Looks)
-	}
-	return Adaptive(ctx, sess, plan, raw, r.jd)
+	r.env.step(StepAdaptive{plan})
+	return adaptive(ctx, sess, plan, raw, r.jd)
 }
 
 // assign picks a shard's part of the units (deterministic: every shard
@@ -463,9 +455,7 @@ func assign(units []runner.Unit, s shard.Spec, manifest *shard.Manifest, env Env
 	for _, u := range mine {
 		manifest.Assigned = append(manifest.Assigned, u.ID())
 	}
-	if env.Progress != nil {
-		fmt.Fprintf(env.Progress, "benchgate: shard %s: %d of %d benchmarks\n", s, len(mine), len(units))
-	}
+	env.step(StepShard{s, len(mine), len(units)})
 	return mine
 }
 
@@ -515,13 +505,4 @@ func noteMachine(goVersion string, env []string, raw ...io.Writer) (*machine.Inf
 // goVersions are the Go toolchains that built base and head ("go1.26.8").
 func goVersions(res *runner.Result) [2]string {
 	return [2]string{runner.CleanGoVersion(res.GoVersion[0]), runner.CleanGoVersion(res.GoVersion[1])}
-}
-
-// warnToolchains warns on stderr, early, when base and head were built by
-// different Go toolchains: the comparison then measures the compiler and
-// the runtime too.
-func warnToolchains(v [2]string, stderr io.Writer) {
-	if w := (report.Meta{BaseGo: v[0], HeadGo: v[1]}).GoWarning(); w != "" {
-		fmt.Fprintf(stderr, "benchgate: warning: %s\n", w)
-	}
 }

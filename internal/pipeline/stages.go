@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/benchgate/benchgate/internal/shard"
@@ -43,13 +42,32 @@ func PlanAdaptive(sess session, maxTime time.Duration, p gate.Policy) AdaptivePl
 		Looks: gate.PlanAdaptive(maxRounds, BothSides(sess.Units()), p)}
 }
 
-// Adaptive runs rounds until every benchmark's time/op is decided (a
+// Adaptive is what a --max-time run did: its rounds, its looks and when
+// its benchmarks were decided.
+type Adaptive struct {
+	MaxTime   time.Duration
+	Rounds    int // rounds run
+	MaxRounds int // the most the budget allowed
+	Elapsed   time.Duration
+	Looks     []int
+	// Decided counts the benchmarks decided early per round, by round.
+	Decided []Decided
+	// Undecided is how many were still undecided when the budget ran out.
+	Undecided int
+	// Stopped is the round an error (cancellation) stopped, 0 if none.
+	Stopped int
+}
+
+// Decided is how many benchmarks an adaptive run decided after a round.
+type Decided struct{ Round, Count int }
+
+// adaptive runs rounds until every benchmark's time/op is decided (a
 // significant change at a planned look, or shown to be within the
 // threshold) or the budget is spent. Every look is paid for in the
 // p-values (gate.Policy.Looks, from the "looks:" line it writes first into
 // the raw files), so the false-positive rate stays at alpha however early
 // a benchmark stops.
-func Adaptive(ctx context.Context, sess session, plan AdaptivePlan, raw Files, j Judge) (*report.Adaptive, error) {
+func adaptive(ctx context.Context, sess session, plan AdaptivePlan, raw Files, j Judge) (*Adaptive, error) {
 	start := time.Now()
 	// The looks go into the raw files, so that whoever judges them (this
 	// run, an interim look, benchgate compare later) pays for them.
@@ -65,7 +83,7 @@ func Adaptive(ctx context.Context, sess session, plan AdaptivePlan, raw Files, j
 	for r < plan.MaxRounds && len(active) > 0 {
 		r++
 		if err := sess.Measure(ctx, active, r, 1, raw[0], raw[1]); err != nil {
-			return &report.Adaptive{Stopped: r}, err
+			return &Adaptive{Stopped: r}, err
 		}
 		decided, err := j.lookFiles(raw[0].Name(), raw[1].Name())
 		if err != nil {
@@ -84,9 +102,9 @@ func Adaptive(ctx context.Context, sess session, plan AdaptivePlan, raw Files, j
 			break
 		}
 	}
-	ad := &report.Adaptive{MaxTime: plan.MaxTime, Rounds: r, MaxRounds: plan.MaxRounds, Elapsed: time.Since(start), Looks: plan.Looks, Undecided: len(active)}
+	ad := &Adaptive{MaxTime: plan.MaxTime, Rounds: r, MaxRounds: plan.MaxRounds, Elapsed: time.Since(start), Looks: plan.Looks, Undecided: len(active)}
 	for _, k := range slices.Sorted(maps.Keys(decidedAt)) {
-		ad.Decided = append(ad.Decided, report.Decided{Round: k, Count: decidedAt[k]})
+		ad.Decided = append(ad.Decided, Decided{Round: k, Count: decidedAt[k]})
 	}
 	return ad, nil
 }
@@ -226,8 +244,15 @@ type Confirmed struct {
 	Verdict gate.Verdict
 	// Confirmation is set when rows were re-run; Cancelled when a
 	// cancellation stopped the re-run (the screen's verdict stands).
-	Confirmation *report.Confirmation
-	Cancelled    *report.Cancelled
+	Confirmation *Confirmation
+	Cancelled    *Cancelled
+}
+
+// Confirmation is the re-run of the promising time rows: how many, for
+// up to how many fresh rounds, promising below which raw p.
+type Confirmation struct {
+	Rows, Rounds int
+	PromisingP   float64
 }
 
 // Confirm is the confirmation stage (gate.Promising, gate.Confirm): the
@@ -256,12 +281,12 @@ func Confirm(ctx context.Context, sess session, plan ConfirmPlan, out string, se
 		sess.Reseed(seed + 1)
 		if _, err := stages(ctx, sess, plan, out, cf, j); err != nil {
 			if ctx.Err() != nil {
-				c.Cancelled = &report.Cancelled{Confirmation: true}
+				c.Cancelled = &Cancelled{Confirmation: true}
 				return c, nil
 			}
 			return c, err
 		}
-		c.Confirmation = &report.Confirmation{Rows: len(plan.Units), Rounds: plan.Fresh, PromisingP: gate.PromisingLevel(plan.Screen.Family, plan.Screen.Policy.Alpha)}
+		c.Confirmation = &Confirmation{Rows: len(plan.Units), Rounds: plan.Fresh, PromisingP: gate.PromisingLevel(plan.Screen.Family, plan.Screen.Policy.Alpha)}
 	}
 	for _, f := range cf {
 		f.Close()

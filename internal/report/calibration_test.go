@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"math"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func calibrationFixture() (Calibration, Meta) {
 		Alarms:    []gate.Result{alarm},
 		Recommend: Recommendation{Count: 12, Threshold: 0.03, Benchtime: "100ms", Asked: 0.05, Reached: true, TooNoisy: []string{"Noisy-8"}},
 	}
-	return c, Meta{Notes: []string{"time: 1m2s in all"}}
+	return c, Meta{Record: pipeline.Record{Notes: []string{"time: 1m2s in all"}}}
 }
 
 func TestCalibrationGolden(t *testing.T) {

@@ -47,13 +47,13 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		Failures:     make([]jsonFailure, 0, len(v.Failures)),
 		Scaling:      make([]jsonScaling, 0, len(v.Scaling)),
 		Warnings:     make([]jsonWarning, 0, len(v.Warnings)+len(m.Warnings)+1),
-		Notes:        append(append([]string{}, m.Run.Lines()...), m.Notes...),
-		Run:          m.Run.json(),
+		Notes:        append(append([]string{}, runLines(m.Run)...), m.Notes...),
+		Run:          runJSON(m.Run),
 	}
 	if v.Pass {
 		doc.Verdict = "pass"
 	}
-	doc.Runs, doc.Estimator = runsOf(m, v)
+	doc.Runs, doc.Estimator = runsOf(v)
 	doc.Runs = max(doc.Runs, 1)
 	if w := m.GoWarning(); w != "" {
 		doc.Warnings = append(doc.Warnings, jsonWarning{Code: "go-toolchains", Text: w, Benchmarks: []jsonBench{}})

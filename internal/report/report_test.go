@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -65,8 +66,7 @@ func fixtureVerdict(t testing.TB) (gate.Verdict, Meta) {
 		t.Fatal(err)
 	}
 	v := gate.Confirm(screen, gate.Judge(stats.CompareAlpha(confirm, 0.95, p.Alpha), nil, p))
-	m := Meta{
-		Tool:      "benchgate v0.1.0",
+	m := Meta{Tool: "benchgate v0.1.0", Record: pipeline.Record{
 		BaseRef:   "main",
 		HeadRef:   "feature/@octocat",
 		BaseSHA:   "0123456789abcdef0123456789abcdef01234567",
@@ -79,7 +79,7 @@ func fixtureVerdict(t testing.TB) (gate.Verdict, Meta) {
 		Notes:     []string{"1 package without benchmarks skipped: example.com/docs"},
 		BaseGo:    "go1.26.8",
 		HeadGo:    "go1.27.0",
-	}
+	}}
 	return v, m
 }
 
@@ -569,7 +569,7 @@ func TestMarkdownFitsGitHubLimit(t *testing.T) {
 		t.Fatalf("verdict has %d regressions, want 3", got)
 	}
 	const limit = 65536
-	md := Markdown(v, Meta{Count: 10}, Options{MaxChars: limit, DetailsURL: "https://example.com/run/1", Marker: "<!-- benchgate -->"})
+	md := Markdown(v, Meta{Record: pipeline.Record{Count: 10}}, Options{MaxChars: limit, DetailsURL: "https://example.com/run/1", Marker: "<!-- benchgate -->"})
 	if len(md) > limit {
 		t.Errorf("report has %d bytes, limit %d", len(md), limit)
 	}
@@ -645,7 +645,7 @@ func TestMarkdownEmptyVerdict(t *testing.T) {
 }
 
 func TestReproduceQuotesPaths(t *testing.T) {
-	got := mdBlock(reproduce(Meta{RawBase: "/tmp/my out/base.txt", RawHead: "it's/head.txt"}))
+	got := mdBlock(reproduce(Meta{Record: pipeline.Record{RawBase: "/tmp/my out/base.txt", RawHead: "it's/head.txt"}}))
 	want := "Reproduce the numbers: `benchgate compare '/tmp/my out/base.txt' 'it'\\''s/head.txt'`; benchstat's (base, head, benchstat): `benchstat -ignore round '/tmp/my out/base.txt' 'it'\\''s/head.txt'`"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)

@@ -1,0 +1,39 @@
+package report
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/pipeline"
+)
+
+// StepLine words a step of a run for its line on stderr (without the
+// "benchgate: " its caller puts first); warn says it is a warning, shown
+// also when progress is not (--quiet). "" says nothing worth a line.
+func StepLine(s pipeline.Step) (line string, warn bool) {
+	switch s := s.(type) {
+	case pipeline.StepAffected:
+		return "--packages affected: " + s.Selection.Summary, false
+	case pipeline.StepStart:
+		return fmt.Sprintf("base %s (%s), head %s (%s), seed %d", s.Base.Label, gitrev.Short(s.Base.SHA), s.Head.Label, gitrev.Short(s.Head.SHA), s.Seed), false
+	case pipeline.StepToolchains:
+		if w := goWarning(s.Base, s.Head); w != "" {
+			return "warning: " + w, true
+		}
+	case pipeline.StepShard:
+		return fmt.Sprintf("shard %s: %d of %d benchmarks", s.Shard, s.Mine, s.All), false
+	case pipeline.StepCountAdvice:
+		return "note: " + WarningText(s.Warning), false
+	case pipeline.StepAdaptive:
+		p := s.Plan
+		return fmt.Sprintf("--max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v", p.MaxTime, p.Round.Round(time.Millisecond), p.MaxRounds, p.Looks), false
+	case pipeline.StepConfirm:
+		return fmt.Sprintf("confirming %d promising time row(s) with %d fresh interleaved rounds", s.Rows, s.Fresh), false
+	case pipeline.StepExplain:
+		return fmt.Sprintf("explaining %d changed benchmark(s): allocation profiles of %d, CPU profiles of %d", s.Benchmarks, s.Allocs, s.CPU), false
+	case pipeline.StepCancelled:
+		return fmt.Sprintf("cancelled after %d of %d rounds; writing a partial report", s.Cancelled.Rounds, s.Cancelled.Of), true
+	}
+	return "", false
+}
