@@ -401,15 +401,13 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 	if srv, repo, id := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_RUN_ID"); srv != "" && repo != "" && id != "" {
 		runURL = strings.TrimRight(srv, "/") + "/" + repo + "/actions/runs/" + id
 	}
-	var notes []string
+	meta := o.meta
 	if target.PRNumber > 0 && act.Comment != "never" {
-		if note := a.comment(ctx, v, o.meta, target, act, runURL, tr); note != "" {
-			notes = append(notes, note)
-			warn("%s", note)
+		if note := a.comment(ctx, v, o.meta, target, act, runURL, tr); note != nil {
+			meta.Notes = append(meta.Notes, *note)
+			warn("%s", report.NoteText(*note))
 		}
 	}
-	meta := o.meta
-	meta.Notes = append(meta.Notes, notes...)
 	summary := report.Markdown(v, meta, report.Options{MaxChars: github.MaxStepSummary - 4096})
 	if err := gh.StepSummary(summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
 		warn("job summary: %v", err)
@@ -463,29 +461,29 @@ func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target
 
 // comment upserts the sticky comment and returns a note for the summary when
 // it could not.
-func (a *app) comment(ctx context.Context, v gate.Verdict, meta report.Meta, target event.Target, act *config.Action, runURL string, tr trust) string {
+func (a *app) comment(ctx context.Context, v gate.Verdict, meta report.Meta, target event.Target, act *config.Action, runURL string, tr trust) *report.Note {
 	getenv := a.env.Getenv
 	if readOnlyFork(getenv("GITHUB_EVENT_NAME"), target) {
-		return forkSkipNote
+		return &report.Note{Code: report.NoteFork}
 	}
 	// The token is read here, to publish, and nowhere else.
 	token := strings.TrimSpace(getenv(config.InputEnv("token")))
 	if token == "" {
-		return "no token input: the pull request comment was skipped (the report is in this summary)"
+		return &report.Note{Code: report.NoteNoToken}
 	}
 	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
 	if !ok {
-		return "GITHUB_REPOSITORY is not set: the pull request comment was skipped"
+		return &report.Note{Code: report.NoteNoRepository}
 	}
 	c, err := github.NewCommenter(github.Options{
 		APIURL: getenv("GITHUB_API_URL"), Token: token, Author: act.CommentAuthor,
 		Logf: func(format string, args ...any) { fmt.Fprintf(a.env.Stderr, "benchgate: "+format+"\n", args...) },
 	})
 	if err != nil {
-		return fmt.Sprintf("pull request comment: %v", err)
+		return commentNote(err)
 	}
 	if err := tr.checkPullRequest(ctx, c, owner, repo, target.PRNumber); err != nil {
-		return "no pull request comment: " + err.Error()
+		return &report.Note{Code: report.NoteNotThisPR, Err: err.Error()}
 	}
 	if act.Comment == "on-change" && !changed(v) {
 		exists, err := c.Exists(ctx, owner, repo, target.PRNumber, act.CommentKey)
@@ -494,7 +492,7 @@ func (a *app) comment(ctx context.Context, v gate.Verdict, meta report.Meta, tar
 		}
 		if !exists {
 			fmt.Fprintf(a.env.Stderr, "benchgate: nothing changed; no comment (comment: on-change)\n")
-			return ""
+			return nil
 		}
 		// An earlier comment exists: bring it up to date rather than
 		// leave a stale regression on the pull request.
@@ -510,14 +508,14 @@ func (a *app) comment(ctx context.Context, v gate.Verdict, meta report.Meta, tar
 		return commentNote(err)
 	}
 	fmt.Fprintf(a.env.Stderr, "benchgate: pull request comment %s: %s\n", res.Action, res.URL)
-	return ""
+	return nil
 }
 
-func commentNote(err error) string {
+func commentNote(err error) *report.Note {
 	if errors.Is(err, github.ErrForbidden) {
-		return "could not comment on the pull request: the token is read-only (a pull request from a fork gets a read-only token); the report is in this job summary. See the README for commenting on fork pull requests."
+		return &report.Note{Code: report.NoteReadOnly}
 	}
-	return "could not comment on the pull request: " + pipeline.OneLine(err)
+	return &report.Note{Code: report.NoteCommentFailed, Err: pipeline.OneLine(err)}
 }
 
 // changed reports whether the verdict has anything worth a comment.

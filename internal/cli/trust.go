@@ -103,11 +103,6 @@ func orDeleted(repo string) string {
 	return repo
 }
 
-// forkSkipNote is the note of a pull_request run from a fork: its token is
-// read-only, so benchgate does not try to comment.
-const forkSkipNote = "the pull request comes from a fork, whose token is read-only: the comment was skipped; " +
-	"the report is in this job summary. See the README for commenting on fork pull requests."
-
 // readOnlyFork reports whether the run is a fork's pull_request run, whose
 // token GitHub makes read-only: writing the comment would fail with 403. A
 // private repository may give forks a write token (a repository setting), so

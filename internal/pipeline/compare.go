@@ -2,13 +2,12 @@ package pipeline
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
@@ -105,7 +104,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 	var raw, confirm [2]bytes.Buffer
 	var failures, confirmFailures []gate.Failure
 	var whys []explain.Why
-	var machines []shardMachine
+	var machines []ShardMachine
 	for _, dir := range dirs {
 		sd, err := shard.ReadDir(dir)
 		if errors.Is(err, fs.ErrNotExist) && sd.Manifest.Shard.IsZero() {
@@ -124,7 +123,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 					return Outcome{}, inputErr(fmt.Errorf("merge: %v", err))
 				}
 				if m, ok := machine.Read(f.Data); ok && i == 0 {
-					machines = append(machines, shardMachine{sd.Manifest.Shard.String(), m})
+					machines = append(machines, ShardMachine{sd.Manifest.Shard.String(), m})
 				}
 				raw[i].Write(f.Data)
 				raw[i].WriteByte('\n')
@@ -177,60 +176,28 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 		p.Time, p.Runner.Count = true, m.Rounds
 		f.toolchains = [2]string{runner.CleanGoVersion(m.BaseGo), runner.CleanGoVersion(m.HeadGo)}
 		if artifact != nil {
-			p.Base, p.Head, f.notes = artifactCommits(m, *artifact)
+			// A pull_request run measures GitHub's test merge commit and
+			// records the pull request's head beside it; other runs
+			// measure the head itself.
+			f.artifact = &ArtifactCommit{Event: artifact.HeadSHA, Claimed: cmp.Or(m.PRHeadSHA, m.HeadSHA)}
+			p.Base, p.Head = Rev{}, Rev{artifact.HeadSHA, gitrev.Short(artifact.HeadSHA)}
 		}
 	}
-	for _, m := range manifests {
-		f.merged = append(f.merged, m)
-	}
+	f.merged = manifests
 	if len(machines) > 0 {
-		f.machine = &machines[0].info
+		f.machine = &machines[0].Info
 	}
-	if w := machinesDiffer(machines); w != "" {
-		f.warnings = append(f.warnings, w)
+	if machinesDiffer(machines) {
+		f.machines = machines
 	}
 	if f.whys = mergedExplain(v, whys); len(f.whys) > 0 {
 		f.explained = &Explained{Merged: len(f.whys)}
 	}
-	missing, problems := shard.CheckCoverage(manifests)
-	if len(missing) > 0 || len(problems) > 0 {
-		sort.Strings(missing)
-		v = gate.Incomplete(v, len(missing))
-		for _, p := range problems {
-			f.warnings = append(f.warnings, "shards: "+p)
-		}
-		if len(missing) > 0 {
-			shown := missing[:min(len(missing), 20)]
-			f.warnings = append(f.warnings, fmt.Sprintf("shards: %d benchmark(s) measured by no shard: %s", len(missing), strings.Join(shown, ", ")))
-		}
+	if c := shard.CheckCoverage(manifests); !c.Complete() {
+		v = gate.Incomplete(v, len(c.Missing))
+		f.coverage = &c
 	}
 	return Outcome{Verdict: v, Record: record(p, nil, v, f)}, nil
-}
-
-// artifactCommits are the commits the report of an artifact's shards
-// names: the event's head, no base; a claim of the manifest m that
-// disagrees with the event gets a note.
-func artifactCommits(m shard.Manifest, a Artifact) (base, head Rev, notes []string) {
-	if a.HeadSHA == "" {
-		return Rev{}, Rev{}, []string{"the workflow_run event could not be read, so the commits are unknown: " +
-			"the artifact's shard.json names them, but it is not trusted"}
-	}
-	// A pull_request run measures GitHub's test merge commit and records
-	// the pull request's head beside it; other runs measure the head itself.
-	claimed := m.PRHeadSHA
-	if claimed == "" {
-		claimed = m.HeadSHA
-	}
-	if !strings.EqualFold(claimed, a.HeadSHA) {
-		shown := gitrev.Short(claimed)
-		if shown == "" {
-			shown = "(none)"
-		}
-		notes = append(notes, fmt.Sprintf("the artifact's shard.json says its run measured commit %s, "+
-			"but the workflow_run event's commit is %s: the report names the event's commit, and the results may be of another one",
-			shown, gitrev.Short(a.HeadSHA)))
-	}
-	return Rev{}, Rev{a.HeadSHA, gitrev.Short(a.HeadSHA)}, notes
 }
 
 // mergedExplain keeps the shards' explanations of the rows that the merged
@@ -263,31 +230,15 @@ func mergedExplain(v gate.Verdict, whys []explain.Why) []explain.Why {
 	return out
 }
 
-// shardMachine is the machine a shard's raw files record.
-type shardMachine struct {
-	shard string
-	info  machine.Info
-}
-
-// machinesDiffer warns when the shards ran on different kinds of machine
-// (machine.Same: CPU model, cores, architecture level): each shard's
-// rows compare base with head on one machine, but the suite's figures,
-// its noise and any history fed from them mix machines. "" when they
-// agree.
-func machinesDiffer(ms []shardMachine) string {
+// machinesDiffer reports whether the shards ran on different kinds of
+// machine (machine.Same: CPU model, cores, architecture level): each
+// shard's rows compare base with head on one machine, but the suite's
+// figures, its noise and any history fed from them mix machines.
+func machinesDiffer(ms []ShardMachine) bool {
 	for _, m := range ms[min(1, len(ms)):] {
-		if !machine.Same(ms[0].info, m.info) {
-			var kinds []string
-			seen := map[string]bool{}
-			for _, x := range ms {
-				k := "shard " + x.shard + ": " + x.info.String()
-				if !seen[x.info.String()] {
-					seen[x.info.String()] = true
-					kinds = append(kinds, k)
-				}
-			}
-			return "shards: the shards ran on different machines (" + strings.Join(kinds, "; ") + "): each benchmark compares base with head on one machine, but times across benchmarks, and any history fed from this run, mix them"
+		if !machine.Same(ms[0].Info, m.Info) {
+			return true
 		}
 	}
-	return ""
+	return false
 }

@@ -28,11 +28,12 @@ type facts struct {
 	raw      [3]string // base.txt, head.txt and their directory, when kept (--out)
 	measured
 	judged
-	// A merge's: the shards, their problems and the notes about the
-	// commits an artifact's report names.
+	// A merge's: the shards, their coverage, their machines when they
+	// differ, the commits of an artifact.
 	merged   []shard.Manifest
-	warnings []string
-	notes    []string
+	coverage *shard.Coverage
+	machines []ShardMachine
+	artifact *ArtifactCommit
 }
 
 // record is the Record of a run, a compare or a merge: the plan's commits
@@ -57,7 +58,6 @@ func record(p Plan, res *runner.Result, v gate.Verdict, f facts) Record {
 		RawBase: f.raw[0], RawHead: f.raw[1], RawDir: f.raw[2],
 		Partial: cancelled != nil,
 		BaseGo:  f.toolchains[0], HeadGo: f.toolchains[1],
-		Notes: f.notes, Warnings: f.warnings,
 		Explain: f.whys,
 		Policy:  f.rules.Info(v),
 		Run: Facts{
@@ -73,6 +73,9 @@ func record(p Plan, res *runner.Result, v gate.Verdict, f facts) Record {
 			Confirmation: f.confirmed.Confirmation,
 			Explain:      f.explained,
 			Merged:       f.merged,
+			Coverage:     f.coverage,
+			Machines:     f.machines,
+			Artifact:     f.artifact,
 		},
 	}
 	if f.manifest != nil && p.Shard.Count > 1 {

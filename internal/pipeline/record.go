@@ -32,10 +32,6 @@ type Record struct {
 	BaseGo, HeadGo string
 	// Run is what the run learned while it measured.
 	Run Facts
-	// Notes and Warnings are a merge's, in words (untrusted): the
-	// commits an artifact's report names, and shards that do not cover
-	// the suite.
-	Notes, Warnings []string
 	// Explain says where the changes of some rows come from.
 	Explain []explain.Why
 	// Policy says which policy file was in force and what head's copy
@@ -75,9 +71,28 @@ type Facts struct {
 	Timing       *Timing
 	Confirmation *Confirmation
 	Explain      *Explained
-	// Merged are the manifests of the shards a merge judged together.
-	Merged []shard.Manifest
+	// Merged are the manifests of the shards a merge judged together;
+	// Coverage what keeps them from covering the suite (nil when they
+	// do); Machines the machines they ran on, when those differ;
+	// Artifact, when they are another run's artifact, the commits it
+	// claims and the event names.
+	Merged   []shard.Manifest
+	Coverage *shard.Coverage
+	Machines []ShardMachine
+	Artifact *ArtifactCommit
 }
+
+// ShardMachine is the machine a shard's raw files record.
+type ShardMachine struct {
+	Shard string
+	Info  machine.Info
+}
+
+// ArtifactCommit is what the report of another run's artifact knows of
+// its commit (a merge in a workflow_run job): Event is the event's head
+// ("" when the event could not be read), the one the report names;
+// Claimed the commit the shards' manifest says its run measured.
+type ArtifactCommit struct{ Event, Claimed string }
 
 // Cancelled says where a cancellation stopped the run.
 type Cancelled struct {

@@ -24,6 +24,9 @@ type Meta struct {
 	pipeline.Record
 	Tool   string // "benchgate vX"
 	Trends []Trend
+	// Notes are what publishing the report could not do (the action's
+	// pull request comment), for the job summary.
+	Notes []Note
 }
 
 // The priorities of the sections under a size limit: how the run was
@@ -253,7 +256,7 @@ func runList(v gate.Verdict, m Meta) *List {
 	}
 	l.Items = append(l.Items, runItems(m.Run)...)
 	for _, n := range m.Notes {
-		l.Items = append(l.Items, []Span{prose(n)})
+		l.Items = append(l.Items, []Span{prose(NoteText(n))})
 	}
 	l.Items = append(l.Items, reproduce(m).Spans)
 	if len(v.Results) > 0 {
@@ -804,7 +807,7 @@ func warningList(v gate.Verdict, m Meta) *List {
 	for _, w := range v.Warnings {
 		l.Items = append(l.Items, warningSpans(w, v.Scaling))
 	}
-	for _, w := range m.Warnings {
+	for _, w := range runWarnings(m.Run) {
 		l.Items = append(l.Items, []Span{prose(w)})
 	}
 	// What each suspicious benchmark does wrong, for the first few (the

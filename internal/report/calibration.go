@@ -150,7 +150,7 @@ func BuildCalibration(c Calibration, m Meta) *Document {
 	if len(m.Notes) > 0 || len(runItems(m.Run)) > 0 {
 		l := &List{Items: runItems(m.Run)}
 		for _, n := range m.Notes {
-			l.Items = append(l.Items, []Span{prose(n)})
+			l.Items = append(l.Items, []Span{prose(NoteText(n))})
 		}
 		d.Foot = append(d.Foot, l)
 	}

@@ -68,9 +68,7 @@ func heldOutVerdict(t testing.TB) (gate.Verdict, Meta) {
 		BaseRef: "main", HeadRef: "feature/faster-parse",
 		BaseSHA: "0123456789abcdef0123456789abcdef01234567", HeadSHA: "89abcdef0123456789abcdef0123456789abcdef",
 		Count: 8, Benchtime: "100ms", Seed: 7, RawDir: "benchgate-out",
-		Notes: []string{
-			"with --count 8 and 10 benchmarks the paired test cannot reach α=0.01 after the correction; promising rows are confirmed with fresh rounds",
-		},
+		Run:    pipeline.Facts{CountAdvice: &gate.Warning{Code: gate.WarnCountTooLow, Count: 8, Family: 10, Alpha: 0.01, Correction: gate.Holm, MinP: 0.0039, MinCount: 11, UTest: true}},
 		BaseGo: "go1.26.8", HeadGo: "go1.26.8",
 		Explain: []explain.Why{{
 			Package: "example.com/shop/codec", Name: "Encode-2", Unit: "allocs/op",

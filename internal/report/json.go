@@ -46,8 +46,8 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		Benchmarks:   make([]jsonBenchmark, 0, len(v.Results)),
 		Failures:     make([]jsonFailure, 0, len(v.Failures)),
 		Scaling:      make([]jsonScaling, 0, len(v.Scaling)),
-		Warnings:     make([]jsonWarning, 0, len(v.Warnings)+len(m.Warnings)+1),
-		Notes:        append(append([]string{}, runLines(m.Run)...), m.Notes...),
+		Warnings:     make([]jsonWarning, 0, len(v.Warnings)+1),
+		Notes:        append(append([]string{}, runLines(m.Run)...), noteTexts(m.Notes)...),
 		Run:          runJSON(m.Run),
 	}
 	if v.Pass {
@@ -61,7 +61,7 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	for _, w := range v.Warnings {
 		doc.Warnings = append(doc.Warnings, jsonWarningOf(w, v.Scaling))
 	}
-	for _, w := range m.Warnings {
+	for _, w := range runWarnings(m.Run) {
 		doc.Warnings = append(doc.Warnings, jsonWarning{Code: "run", Text: w, Benchmarks: []jsonBench{}})
 	}
 	if doc.Correction == "" {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/english"
+	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/machine"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/shard"
@@ -90,6 +91,9 @@ func runItems(r pipeline.Facts) [][]Span {
 	if len(r.Merged) > 0 {
 		add(mergedText(r.Merged))
 	}
+	if a := r.Artifact; a != nil && artifactSpans(*a) != nil {
+		out = append(out, artifactSpans(*a))
+	}
 	if e := r.Explain; e != nil {
 		for _, l := range explainedText(*e) {
 			add(l)
@@ -123,6 +127,114 @@ func mergedText(ms []shard.Manifest) string {
 		parts = append(parts, fmt.Sprintf("%s (%d benchmarks, %s)", m.Shard, len(m.Assigned), state))
 	}
 	return fmt.Sprintf("merged %d shard(s): %s", len(ms), strings.Join(parts, ", "))
+}
+
+// artifactSpans says which commit the report of another run's artifact
+// names, when the artifact's claim is not the event's.
+func artifactSpans(a pipeline.ArtifactCommit) []Span {
+	switch {
+	case a.Event == "":
+		return []Span{txt("the workflow_run event could not be read, so the commits are unknown: the artifact's shard.json names them, but it is not trusted")}
+	case strings.EqualFold(a.Claimed, a.Event):
+		return nil
+	}
+	claimed := gitrev.Short(a.Claimed)
+	if claimed == "" {
+		claimed = "(none)"
+	}
+	// Untrusted as a whole: the claim is the artifact's.
+	return []Span{prose(fmt.Sprintf("the artifact's shard.json says its run measured commit %s, but the workflow_run event's commit is %s: "+
+		"the report names the event's commit, and the results may be of another one", claimed, gitrev.Short(a.Event)))}
+}
+
+// runWarnings are the run's facts that are warnings: a merge's shards
+// that do not cover the suite or ran on different machines (untrusted:
+// they quote the shards' manifests).
+func runWarnings(r pipeline.Facts) []string {
+	var out []string
+	if c := r.Coverage; c != nil {
+		for _, p := range c.Problems {
+			out = append(out, "shards: "+coverageText(p))
+		}
+		if n := len(c.Missing); n > 0 {
+			out = append(out, fmt.Sprintf("shards: %d benchmark(s) measured by no shard: %s", n, strings.Join(c.Missing[:min(n, 20)], ", ")))
+		}
+	}
+	if len(r.Machines) > 0 {
+		var kinds []string
+		seen := map[string]bool{}
+		for _, m := range r.Machines {
+			if k := m.Info.String(); !seen[k] {
+				seen[k] = true
+				kinds = append(kinds, "shard "+m.Shard+": "+k)
+			}
+		}
+		out = append(out, "shards: the shards ran on different machines ("+strings.Join(kinds, "; ")+"): each benchmark compares base with head on one machine, but times across benchmarks, and any history fed from this run, mix them")
+	}
+	return out
+}
+
+// coverageText words a problem of a merge's shards.
+func coverageText(p shard.Problem) string {
+	name := "shard " + p.Shard.String()
+	switch p.Code {
+	case shard.NoShards:
+		return "no shard results to merge"
+	case shard.Disagree:
+		var parts []string
+		for _, g := range p.Groups {
+			parts = append(parts, strings.Join(g.Shards, ", ")+": "+agreedText(p.On, g.Manifest))
+		}
+		return fmt.Sprintf("shards disagree on %s: %s", agreementText[p.On], strings.Join(parts, "; "))
+	case shard.Missing:
+		return name + " is missing: no result for it (its job failed or was cancelled, or its artifact was not downloaded)"
+	case shard.Twice:
+		return fmt.Sprintf("%s appears %d times", name, p.Count)
+	case shard.Incomplete:
+		return fmt.Sprintf("%s is incomplete: it stopped after %s (cancelled, or stopped by an error)", name, english.Plural(p.Count, "round", "rounds"))
+	case shard.Lacks:
+		return fmt.Sprintf("%s did not find %d of the %d benchmarks the other shards found (%s): shards must run the same benchmarks; pass --cpu explicitly, and avoid names that depend on the machine",
+			name, len(p.Units), p.Of, examples(p.Units))
+	case shard.Unlisted:
+		return fmt.Sprintf("%s measured %s it did not list as found (%s)", name, english.Plural(len(p.Units), "benchmark", "benchmarks"), examples(p.Units))
+	case shard.Shared:
+		var units []string
+		for _, g := range p.Shared {
+			units = append(units, fmt.Sprintf("%s (%s)", g.Unit, strings.Join(g.Shards, ", ")))
+		}
+		return fmt.Sprintf("%s measured by more than one shard (%s): the shards computed different partitions", english.Plural(len(units), "benchmark was", "benchmarks were"), examples(units))
+	case shard.Unmeasured:
+		return fmt.Sprintf("%s measured by no shard although every shard reported (%s): the shards computed different partitions", english.Plural(len(p.Units), "benchmark was", "benchmarks were"), examples(p.Units))
+	}
+	return string(p.Code)
+}
+
+var agreementText = map[shard.Agreement]string{
+	shard.OnCount: "the number of shards", shard.OnCommits: "the commits", shard.OnTool: "the tool",
+	shard.OnSettings: "the settings", shard.OnToolchains: "the Go toolchains",
+}
+
+// agreedText is what manifest m says about on.
+func agreedText(on shard.Agreement, m shard.Manifest) string {
+	switch on {
+	case shard.OnCount:
+		return fmt.Sprintf("n=%d", m.Shard.Count)
+	case shard.OnCommits:
+		return fmt.Sprintf("base %s, head %s", gitrev.Short(m.BaseSHA), gitrev.Short(m.HeadSHA))
+	case shard.OnTool:
+		return fmt.Sprintf("%q", m.Tool)
+	case shard.OnSettings:
+		return fmt.Sprintf("%q", m.Settings)
+	}
+	return fmt.Sprintf("base %q, head %q", m.BaseGo, m.HeadGo)
+}
+
+// examples names up to three items and counts the rest.
+func examples(items []string) string {
+	if len(items) <= 3 {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
 }
 
 func explainedText(e pipeline.Explained) []string {

@@ -98,8 +98,9 @@ func TestRunLines(t *testing.T) {
 // TestRunInReport puts the run's facts in "How the run was made", before
 // the other notes, and into the JSON report's notes.
 func TestRunInReport(t *testing.T) {
-	m := Meta{Record: pipeline.Record{BaseRef: "main", HeadRef: "HEAD", Count: 10, Notes: []string{"a caller's note"},
-		Run: pipeline.Facts{Shard: &shard.Manifest{Shard: shard.Spec{Index: 1, Count: 2}, Assigned: []string{"a"}, All: []string{"a", "b"}}}}}
+	m := Meta{Record: pipeline.Record{BaseRef: "main", HeadRef: "HEAD", Count: 10,
+		Run: pipeline.Facts{Shard: &shard.Manifest{Shard: shard.Spec{Index: 1, Count: 2}, Assigned: []string{"a"}, All: []string{"a", "b"}}}},
+		Notes: []Note{{Code: NoteCommentFailed, Err: "a caller's note"}}}
 	v := gate.Verdict{Pass: true}
 	var md strings.Builder
 	if err := WriteMarkdown(&md, Build(v, m), Options{}); err != nil {
@@ -116,7 +117,7 @@ func TestRunInReport(t *testing.T) {
 	}
 	if !strings.Contains(string(js), `"notes": [
     "shard 1/2: 1 of 2 benchmarks; the verdict comes from benchgate merge",
-    "a caller's note"`) {
+    "could not comment on the pull request: a caller's note"`) {
 		t.Errorf("JSON notes:\n%s", js)
 	}
 	if !strings.Contains(string(js), `"run": {
