@@ -45,6 +45,7 @@ type Env struct {
 type app struct {
 	env Env
 	cfg *config.Config // as the user gave it: never edited
+	gh  *config.GitHub // the action's GitHub context, read once; nil outside the action
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -91,6 +92,14 @@ func Run(ctx context.Context, args []string, env Env) int {
 	default:
 		return a.run(ctx, a.cfg.Dir).code
 	}
+}
+
+// githubContext is the action's GitHub context, the zero one outside it.
+func (a *app) githubContext() config.GitHub {
+	if a.gh == nil {
+		return config.GitHub{}
+	}
+	return *a.gh
 }
 
 func (a *app) errorf(code int, format string, args ...any) int {

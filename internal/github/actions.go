@@ -24,9 +24,6 @@ const MaxStepSummary = 1 << 20
 // shows for a step; later ones only appear in the log.
 const MaxAnnotationsPerLevel = 10
 
-// summaryNote ends a job summary that StepSummary cut.
-const summaryNote = "\n*(cut: GitHub shows at most 1 MiB of job summary per step)*\n"
-
 // ErrNotInActions matches (errors.Is) the errors returned when a file command
 // cannot be written because its variable (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT)
 // is not set, as when benchgate runs outside GitHub Actions.
@@ -55,25 +52,34 @@ func NewActions(w io.Writer, getenv func(string) string) *Actions {
 	}
 }
 
-// StepSummary appends markdown to the job summary. If the summary would pass
-// MaxStepSummary, markdown is cut at the end of a line and a note appended.
-func (a *Actions) StepSummary(markdown string) error {
+// SummaryRoom is how many bytes the job summary still takes: what
+// MaxStepSummary leaves after the summary already written (the caller
+// fits its markdown in it).
+func (a *Actions) SummaryRoom() (int, error) {
 	path, err := a.file("job summary", "GITHUB_STEP_SUMMARY")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var used int64
 	switch fi, err := os.Stat(path); {
 	case err == nil:
 		used = fi.Size()
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("job summary: %w", err)
+		return 0, fmt.Errorf("job summary: %w", err)
 	}
-	room := MaxStepSummary - int(used) - len("\n") // go-githubactions ends it with a newline
-	if room < len(summaryNote)+1 && len(markdown) > room {
-		return fmt.Errorf("job summary %s: already %d bytes, no room left under GitHub's %d", path, used, MaxStepSummary)
+	return max(MaxStepSummary-int(used)-len("\n"), 0), nil // go-githubactions ends it with a newline
+}
+
+// StepSummary appends markdown to the job summary. Markdown over the
+// SummaryRoom is an error: GitHub would drop the step's whole summary.
+func (a *Actions) StepSummary(markdown string) error {
+	room, err := a.SummaryRoom()
+	if err != nil {
+		return err
 	}
-	markdown = cut(markdown, room, summaryNote)
+	if len(markdown) > room {
+		return fmt.Errorf("job summary: %d bytes, room for %d under GitHub's %d", len(markdown), room, MaxStepSummary)
+	}
 	return guard("job summary", func() { a.a.AddStepSummary(markdown) })
 }
 

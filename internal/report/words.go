@@ -274,11 +274,15 @@ func changeSpans(rs gate.Reason, unit string) []Span {
 }
 
 func valueSpans(v float64, unit string) []Span {
-	s := "0"
-	if v != 0 {
-		s = benchunit.Scale(v, benchunit.ClassOf(unit))
+	return []Span{numSpan(scaled(v, unit)), txt(" "), unitSpan(unit)}
+}
+
+// scaled is a figure in unit as the tables show it ("6.070n" sec/op).
+func scaled(v float64, unit string) string {
+	if v == 0 {
+		return "0"
 	}
-	return []Span{numSpan(s), txt(" "), unitSpan(unit)}
+	return benchunit.Scale(v, benchunit.ClassOf(unit))
 }
 
 func directionSpans(rs gate.Reason) []Span {
