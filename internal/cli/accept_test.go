@@ -65,23 +65,23 @@ func TestActionAcceptance(t *testing.T) {
 			if c.target.HeadSHA == "" {
 				wantOf = mergeSHA
 			}
-			if acc.trailersOf != wantOf {
-				t.Errorf("trailers read from %s, want %s", acc.trailersOf, wantOf)
+			if acc.TrailersOf != wantOf {
+				t.Errorf("trailers read from %s, want %s", acc.TrailersOf, wantOf)
 			}
-			if acc.trailersOff != c.off {
-				t.Errorf("trailers off %q, want %q", acc.trailersOff, c.off)
+			if acc.TrailersOff != c.off {
+				t.Errorf("trailers off %q, want %q", acc.TrailersOff, c.off)
 			}
-			if c.off == policy.OffInput && acc.acceptLabel != "benchgate-accept" {
-				t.Errorf("trailers off by the input: the note names the label %q, want benchgate-accept", acc.acceptLabel)
+			if c.off == policy.OffInput && acc.AcceptLabel != "benchgate-accept" {
+				t.Errorf("trailers off by the input: the note names the label %q, want benchgate-accept", acc.AcceptLabel)
 			}
-			if acc.trailersBy != c.by || acc.label != c.label || acc.labelBy != c.labelBy {
-				t.Errorf("trailers by %q, label %q by %q; want %q, %q by %q", acc.trailersBy, acc.label, acc.labelBy, c.by, c.label, c.labelBy)
+			if acc.TrailersBy != c.by || acc.Label != c.label || acc.LabelBy != c.labelBy {
+				t.Errorf("trailers by %q, label %q by %q; want %q, %q by %q", acc.TrailersBy, acc.Label, acc.LabelBy, c.by, c.label, c.labelBy)
 			}
-			if c.label != "" && acc.labelAt != headSHA1 {
-				t.Errorf("label added at %s, want the payload's head %s", acc.labelAt, headSHA1)
+			if c.label != "" && acc.LabelAt != headSHA1 {
+				t.Errorf("label added at %s, want the payload's head %s", acc.LabelAt, headSHA1)
 			}
 			var codes []policy.NoteCode
-			for _, n := range acc.notes {
+			for _, n := range acc.Notes {
 				codes = append(codes, n.Code)
 				if n.Label != "benchgate-accept" || n.Commit != gitrev.Short(headSHA1) {
 					t.Errorf("note %+v: want the label and commit %s", n, gitrev.Short(headSHA1))
@@ -112,7 +112,7 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 	}
 
 	var notes []policy.Note
-	got, err := pipeline.TrailerAccepts(ctx, repo, localAcceptance(false, head).plan(), &notes)
+	got, err := pipeline.TrailerAccepts(ctx, repo, localAcceptance(false, head), &notes)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("default: accepts %v, %v", got, err)
 	}
@@ -121,7 +121,7 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 	}
 
 	notes = nil
-	got, err = pipeline.TrailerAccepts(ctx, repo, localAcceptance(true, head).plan(), &notes)
+	got, err = pipeline.TrailerAccepts(ctx, repo, localAcceptance(true, head), &notes)
 	if err != nil || len(got) != 1 || len(notes) != 0 {
 		t.Fatalf("--accept-trailers: accepts %v, notes %q, %v", got, notes, err)
 	}
@@ -130,7 +130,7 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 	}
 
 	acc := actionAcceptance("pull_request", event.Target{PRNumber: 1, HeadSHA: head, Author: "attacker", Action: "synchronize"}, "", true, head)
-	got, err = pipeline.TrailerAccepts(ctx, repo, acc.plan(), &notes)
+	got, err = pipeline.TrailerAccepts(ctx, repo, acc, &notes)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("action: accepts %v, %v", got, err)
 	}

@@ -26,9 +26,9 @@ import (
 	"github.com/benchgate/benchgate/internal/safefile"
 )
 
-// ReportJSON is where the action writes its JSON report, relative to the
+// reportJSON is where the action writes its JSON report, relative to the
 // workspace (the report-json output), so that later steps can upload it.
-const ReportJSON = "benchgate-report.json"
+const reportJSON = "benchgate-report.json"
 
 // action runs benchgate as a GitHub Action: resolve (the inputs, the
 // GitHub context, the event's commits), then its mode (gate, calibrate or
@@ -80,7 +80,7 @@ func (a *app) action(ctx context.Context) int {
 		}
 	case o.calibration != nil:
 		pl.summary(report.CalibrationMarkdown(*o.calibration, o.meta))
-		pl.outputs(map[string]string{"verdict": "pass", "regressions": "0", "report-json": ReportJSON})
+		pl.outputs(map[string]string{"verdict": "pass", "regressions": "0", "report-json": reportJSON})
 	default:
 		a.publish(ctx, pl, o, r.comments())
 	}
@@ -133,7 +133,7 @@ func (a *app) resolveAction() (*actionRun, error) {
 	}
 	a.cfg = cfg
 	ws := firstNonEmpty(gh.Workspace, a.env.Dir)
-	r := &actionRun{act: act, jsonPath: filepath.Join(ws, ReportJSON), dir: filepath.Join(ws, act.WorkingDirectory)}
+	r := &actionRun{act: act, jsonPath: filepath.Join(ws, reportJSON), dir: filepath.Join(ws, act.WorkingDirectory)}
 	if rel, err := filepath.Rel(ws, r.dir); err != nil || strings.HasPrefix(rel, "..") {
 		return nil, fmt.Errorf("input working-directory: %q is outside the workspace", act.WorkingDirectory)
 	}
@@ -217,7 +217,7 @@ func (a *app) resolveCommits(ctx context.Context, r *actionRun) error {
 	r.repo = repo
 	headSHA := shas[0]
 	if act.Mode == "calibrate" {
-		h := rev{headSHA, gitrev.ShortRef(headSHA)}
+		h := pipeline.Rev{SHA: headSHA, Label: gitrev.ShortRef(headSHA)}
 		r.job = job{base: h, head: h, dir: r.dir, dest: dest{json: r.jsonPath, calibrate: true}}
 		return nil
 	}
@@ -234,11 +234,11 @@ func (a *app) resolveCommits(ctx context.Context, r *actionRun) error {
 		return fmt.Errorf("base and head are the same commit %s: nothing to compare (set the base input)", gitrev.Short(baseSHA))
 	}
 	j := job{
-		base: rev{baseSHA, gitrev.ShortRef(target.Base)}, head: rev{headSHA, gitrev.ShortRef(target.Head)},
+		base: pipeline.Rev{SHA: baseSHA, Label: gitrev.ShortRef(target.Base)}, head: pipeline.Rev{SHA: headSHA, Label: gitrev.ShortRef(target.Head)},
 		dir: r.dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: r.jsonPath},
 		accept: actionAcceptance(a.gh.EventName, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
-	if len(j.accept.notes) > 0 {
+	if len(j.accept.Notes) > 0 {
 		a.labelHistory(ctx, r, &j.accept)
 	}
 	if target.BaseFromMergeParent {
@@ -333,31 +333,31 @@ func (a *app) publishHistory(ctx context.Context, pl *githubPlatform, hist *data
 //     reopening, another label) finds the label older than its commit, or
 //     cannot tell, and gates with a note: the label accepts again when
 //     someone adds it again.
-func actionAcceptance(eventName string, target event.Target, label string, trailersOn bool, headSHA string) acceptance {
-	acc := acceptance{trailersOf: cmp.Or(target.HeadSHA, headSHA)}
+func actionAcceptance(eventName string, target event.Target, label string, trailersOn bool, headSHA string) pipeline.Acceptance {
+	acc := pipeline.Acceptance{TrailersOf: cmp.Or(target.HeadSHA, headSHA)}
 	switch {
 	case eventName == "merge_group":
-		acc.trailersOff = policy.OffMergeQueue
+		acc.TrailersOff = policy.OffMergeQueue
 	case eventName != "pull_request":
-		acc.trailersOff = policy.OffEvent
+		acc.TrailersOff = policy.OffEvent
 	case !trailersOn:
-		acc.trailersOff, acc.acceptLabel = policy.OffInput, label
+		acc.TrailersOff, acc.AcceptLabel = policy.OffInput, label
 	case target.Author == "":
-		acc.trailersOff = policy.OffNoAuthor
+		acc.TrailersOff = policy.OffNoAuthor
 	default:
-		acc.trailersBy = "@" + target.Author + ", the pull request's author"
+		acc.TrailersBy = "@" + target.Author + ", the pull request's author"
 	}
 	if label == "" || eventName != "pull_request" {
 		return acc
 	}
 	switch {
 	case target.Action == "labeled" && strings.EqualFold(target.LabelAdded, label) && target.Sender != "":
-		acc.label, acc.labelBy, acc.labelAt = label, "@"+target.Sender, target.HeadSHA
+		acc.Label, acc.LabelBy, acc.LabelAt = label, "@"+target.Sender, target.HeadSHA
 	case !slices.ContainsFunc(target.Labels, func(l string) bool { return strings.EqualFold(l, label) }):
 	case target.Action == "synchronize":
-		acc.notes = append(acc.notes, policy.Note{Code: policy.LabelOlder, Label: label, Commit: gitrev.Short(target.HeadSHA)})
+		acc.Notes = append(acc.Notes, policy.Note{Code: policy.LabelOlder, Label: label, Commit: gitrev.Short(target.HeadSHA)})
 	default:
-		acc.notes = append(acc.notes, policy.Note{Code: policy.LabelUnknown, Label: label, Action: target.Action, Commit: gitrev.Short(target.HeadSHA)})
+		acc.Notes = append(acc.Notes, policy.Note{Code: policy.LabelUnknown, Label: label, Action: target.Action, Commit: gitrev.Short(target.HeadSHA)})
 	}
 	return acc
 }
@@ -368,21 +368,21 @@ func actionAcceptance(eventName string, target event.Target, label string, trail
 // default branch, which only maintainers wrote (fetched in a shallow
 // clone). The base branch's author could otherwise loosen the policy of
 // every pull request stacked on it. It is the zero rev for any other run.
-func stackedPolicy(ctx context.Context, repo *gitrev.Repo, target event.Target, baseSHA string) (rev, error) {
+func stackedPolicy(ctx context.Context, repo *gitrev.Repo, target event.Target, baseSHA string) (pipeline.Rev, error) {
 	if target.PRNumber == 0 || target.BaseRef == "" || target.DefaultBranch == "" || target.BaseRef == target.DefaultBranch {
-		return rev{}, nil
+		return pipeline.Rev{}, nil
 	}
 	def, err := repo.Resolve(ctx, "origin/"+target.DefaultBranch)
 	if err != nil {
-		return rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the default branch, whose merge base with %s holds the policy file: %v",
+		return pipeline.Rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the default branch, whose merge base with %s holds the policy file: %v",
 			target.BaseRef, target.DefaultBranch, target.BaseRef, err)
 	}
 	mb, err := repo.MergeBase(ctx, baseSHA, def)
 	if err != nil {
-		return rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the policy file is read from their merge base: %v",
+		return pipeline.Rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the policy file is read from their merge base: %v",
 			target.BaseRef, target.DefaultBranch, err)
 	}
-	return rev{SHA: mb, Label: fmt.Sprintf("the merge base of %s and %s (a stacked pull request: %s is not the default branch)",
+	return pipeline.Rev{SHA: mb, Label: fmt.Sprintf("the merge base of %s and %s (a stacked pull request: %s is not the default branch)",
 		target.BaseRef, target.DefaultBranch, target.BaseRef)}, nil
 }
 
@@ -390,14 +390,14 @@ func stackedPolicy(ctx context.Context, repo *gitrev.Repo, target event.Target, 
 // nothing who added it and when, from the pull request's timeline. It
 // helps the reader find the maintainer; it decides nothing, and without a
 // token or an answer the note stays as it is.
-func (a *app) labelHistory(ctx context.Context, r *actionRun, acc *acceptance) {
+func (a *app) labelHistory(ctx context.Context, r *actionRun, acc *pipeline.Acceptance) {
 	owner, repo, ok := a.gh.OwnerRepo()
 	if r.client == nil || !ok || r.target.PRNumber == 0 {
 		return
 	}
 	ev, ok, err := r.client.LastLabeled(ctx, owner, repo, r.target.PRNumber, r.act.AcceptLabel)
 	if err == nil && ok {
-		n := &acc.notes[len(acc.notes)-1]
+		n := &acc.Notes[len(acc.Notes)-1]
 		n.By, n.At = ev.Actor, ev.At.UTC().Format(time.RFC3339)
 	}
 	if err != nil {

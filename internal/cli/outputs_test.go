@@ -52,14 +52,14 @@ func outsideFile(t *testing.T) string {
 func TestReportDoesNotFollowSymlink(t *testing.T) {
 	ws := compareDir(t)
 	victimJSON, victimMD := outsideFile(t), outsideFile(t)
-	if err := os.Symlink(victimJSON, filepath.Join(ws, ReportJSON)); err != nil {
+	if err := os.Symlink(victimJSON, filepath.Join(ws, reportJSON)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(victimMD, filepath.Join(ws, "report.md")); err != nil {
 		t.Fatal(err)
 	}
 	var o, e bytes.Buffer
-	code := Run(context.Background(), []string{"compare", "b.txt", "h.txt", "--json", ReportJSON, "--markdown", "report.md"}, Env{Stdout: &o, Stderr: &e, Dir: ws})
+	code := Run(context.Background(), []string{"compare", "b.txt", "h.txt", "--json", reportJSON, "--markdown", "report.md"}, Env{Stdout: &o, Stderr: &e, Dir: ws})
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, e.String())
 	}
@@ -68,7 +68,7 @@ func TestReportDoesNotFollowSymlink(t *testing.T) {
 			t.Errorf("file outside the workspace overwritten through the link (%.40q...)", b)
 		}
 	}
-	for _, n := range []string{ReportJSON, "report.md"} {
+	for _, n := range []string{reportJSON, "report.md"} {
 		fi, err := os.Lstat(filepath.Join(ws, n))
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
 			t.Errorf("%s is not the report: %v, %v", n, fi, err)
@@ -425,7 +425,7 @@ func TestChownLikeSkipsHardLinks(t *testing.T) {
 		}
 		return fi.Sys().(*syscall.Stat_t).Uid
 	}
-	ours := filepath.Join(ws, ReportJSON)
+	ours := filepath.Join(ws, reportJSON)
 	os.WriteFile(ours, nil, 0o644)
 	chownLike(ours, ws)
 	if owner(ours) != 4242 {

@@ -41,10 +41,10 @@ func (a *app) fileRules() (*pipeline.Rules, error) {
 
 // localAcceptance is what run accepts besides --accept: with
 // --accept-trailers, the trailers of head, whose author nobody verified.
-func localAcceptance(on bool, head string) acceptance {
-	acc := acceptance{trailersOf: head}
+func localAcceptance(on bool, head string) pipeline.Acceptance {
+	acc := pipeline.Acceptance{TrailersOf: head}
 	if !on {
-		acc.trailersOff = policy.OffFlag
+		acc.TrailersOff = policy.OffFlag
 	}
 	return acc
 }

@@ -26,7 +26,7 @@ func (a *app) run(ctx context.Context, dir string) outcome {
 		return a.failf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, gitrev.Short(baseSHA))
 	}
 	return a.measure(ctx, repo, job{
-		base: rev{baseSHA, a.cfg.Base}, head: rev{headSHA, a.cfg.Head},
+		base: pipeline.Rev{SHA: baseSHA, Label: a.cfg.Base}, head: pipeline.Rev{SHA: headSHA, Label: a.cfg.Head},
 		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm,
 		dest:   dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
 		accept: localAcceptance(a.cfg.AcceptTrailers, headSHA),

@@ -56,9 +56,6 @@ func FromInputs(getenv func(string) string) (*Config, *Action, error) {
 		if ok {
 			c.given(s.Input)
 		}
-		if s.Input == "fail-on" {
-			c.FailOnSet = ok
-		}
 		if v == "" {
 			continue
 		}

@@ -230,12 +230,12 @@ func TestInputsSetWhatFlagsSet(t *testing.T) {
 // time lane.
 func TestFromInputsMeasure(t *testing.T) {
 	c, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_MEASURE": "time,instructions", "INPUT_INSTRUCTIONS-THRESHOLD": "2%"}))
-	if err != nil || !cmp.Equal(c.Measure, []string{"time", "instructions"}) || c.InstructionsThreshold != 0.02 || c.FailOnSet {
+	if err != nil || !cmp.Equal(c.Measure, []string{"time", "instructions"}) || c.InstructionsThreshold != 0.02 || c.Given["fail-on"] {
 		t.Errorf("measure inputs: %+v, %v", c, err)
 	}
 	c, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_FAIL-ON": "time,allocs,bytes,failure"}))
-	if err != nil || !c.FailOnSet {
-		t.Errorf("fail-on given: set = %v, %v", c != nil && c.FailOnSet, err)
+	if err != nil || !c.Given["fail-on"] {
+		t.Errorf("fail-on given: set = %v, %v", c != nil && c.Given["fail-on"], err)
 	}
 	_, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_MEASURE": "instructions", "INPUT_MAX-TIME": "10m"}))
 	if err == nil || !strings.Contains(err.Error(), "inputs measure and max-time: --max-time adds timed rounds") {
@@ -254,7 +254,7 @@ func TestInputsGiven(t *testing.T) {
 	if !c.Given["threshold"] || c.Threshold != 0.07 {
 		t.Errorf("threshold 7%%: given %v, %v", c.Given["threshold"], c.Threshold)
 	}
-	if c.Given["alpha"] || c.Alpha != 0.01 || c.Given["fail-on"] || c.FailOnSet {
+	if c.Given["alpha"] || c.Alpha != 0.01 || c.Given["fail-on"] {
 		t.Errorf("alpha and fail-on left out: given %v %v, alpha %v", c.Given["alpha"], c.Given["fail-on"], c.Alpha)
 	}
 	if c.Policy != "ci/bench.yml" || a.AcceptLabel != "slower-on-purpose" {

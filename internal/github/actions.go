@@ -20,9 +20,9 @@ import (
 // bytes. A step that writes more loses its whole summary.
 const MaxStepSummary = 1 << 20
 
-// MaxAnnotationsPerLevel is how many annotations of each level the runner
+// maxAnnotationsPerLevel is how many annotations of each level the runner
 // shows for a step; later ones only appear in the log.
-const MaxAnnotationsPerLevel = 10
+const maxAnnotationsPerLevel = 10
 
 // ErrNotInActions matches (errors.Is) the errors returned when a file command
 // cannot be written because its variable (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT)
@@ -128,7 +128,7 @@ type Annotation struct {
 	Line    int // 1-based; 0 for none
 	Title   string
 	Message string
-	// Severity orders annotations for Worst: larger is worse (for example the
+	// Severity orders annotations for worst: larger is worse (for example the
 	// size of a regression).
 	Severity float64
 }
@@ -163,10 +163,10 @@ func (a *Actions) Annotate(level Level, file string, line int, title, msg string
 	return guard("annotation", func() { emit("%s", msg) })
 }
 
-// AnnotateWorst emits the annotations Worst keeps and returns how many it
+// AnnotateWorst emits the annotations worst keeps and returns how many it
 // dropped.
 func (a *Actions) AnnotateWorst(list []Annotation) (dropped int, err error) {
-	kept, dropped := Worst(list, MaxAnnotationsPerLevel)
+	kept, dropped := worst(list, maxAnnotationsPerLevel)
 	for _, an := range kept {
 		if err := a.Annotate(an.Level, an.File, an.Line, an.Title, an.Message); err != nil {
 			return dropped, err
@@ -175,12 +175,12 @@ func (a *Actions) AnnotateWorst(list []Annotation) (dropped int, err error) {
 	return dropped, nil
 }
 
-// Worst returns at most n annotations of each level (n is capped at
-// MaxAnnotationsPerLevel), the most severe ones: errors, then warnings, then
+// worst returns at most n annotations of each level (n is capped at
+// maxAnnotationsPerLevel), the most severe ones: errors, then warnings, then
 // notices, each from the most severe down, ties in their original order. It
 // also returns how many it left out.
-func Worst(list []Annotation, n int) (kept []Annotation, dropped int) {
-	n = min(max(n, 0), MaxAnnotationsPerLevel)
+func worst(list []Annotation, n int) (kept []Annotation, dropped int) {
+	n = min(max(n, 0), maxAnnotationsPerLevel)
 	rank := map[Level]int{Error: 0, Warning: 1, Notice: 2}
 	sorted := slices.Clone(list)
 	slices.SortStableFunc(sorted, func(x, y Annotation) int {

@@ -274,12 +274,12 @@ func TestWorst(t *testing.T) {
 		{n: 0, want: nil, wantDropped: 15},
 	}
 	for _, tt := range tests {
-		kept, dropped := Worst(list, tt.n)
+		kept, dropped := worst(list, tt.n)
 		if diff := cmp.Diff(tt.want, titles(kept)); diff != "" {
-			t.Errorf("Worst(n=%d) mismatch (-want +got):\n%s", tt.n, diff)
+			t.Errorf("worst(n=%d) mismatch (-want +got):\n%s", tt.n, diff)
 		}
 		if dropped != tt.wantDropped {
-			t.Errorf("Worst(n=%d) dropped %d, want %d", tt.n, dropped, tt.wantDropped)
+			t.Errorf("worst(n=%d) dropped %d, want %d", tt.n, dropped, tt.wantDropped)
 		}
 	}
 

@@ -15,27 +15,27 @@ import (
 	gh "github.com/google/go-github/v60/github"
 )
 
-// MaxCommentLength is the longest comment body GitHub accepts. Upsert counts
+// maxCommentLength is the longest comment body GitHub accepts. Upsert counts
 // bytes, which is never less than the characters GitHub counts.
-const MaxCommentLength = 65536
+const maxCommentLength = 65536
 
 // CommentRoom is the most bytes of body that Upsert posts for key: the
 // limit less the marker's line. The caller fits its body in it.
-func CommentRoom(key string) int { return MaxCommentLength - len(Marker(key)) - 1 }
+func CommentRoom(key string) int { return maxCommentLength - len(Marker(key)) - 1 }
 
 // ErrTooLong matches (errors.Is) a body that GitHub refused as too long
-// (a server whose limit is lower than MaxCommentLength): the caller may
+// (a server whose limit is lower than maxCommentLength): the caller may
 // post a shorter one.
 var ErrTooLong = errors.New("the comment is too long for this server")
 
-// DefaultAPIURL is the REST API root of github.com.
-const DefaultAPIURL = "https://api.github.com/"
+// defaultAPIURL is the REST API root of github.com.
+const defaultAPIURL = "https://api.github.com/"
 
 // Options configure a Commenter.
 type Options struct {
 	// APIURL is the REST API root exactly as the runner sets GITHUB_API_URL:
 	// https://api.github.com, or https://HOST/api/v3 on GitHub Enterprise
-	// Server. Empty means DefaultAPIURL.
+	// Server. Empty means defaultAPIURL.
 	APIURL string
 	// Token authenticates every request (the token input, usually
 	// GITHUB_TOKEN). Required.
@@ -47,7 +47,7 @@ type Options struct {
 	// not GITHUB_TOKEN: a personal access token's user ("octocat") or an
 	// app's bot ("my-app[bot]"), compared exactly (ignoring case). Empty
 	// means github-actions[bot], the author of GITHUB_TOKEN's comments,
-	// matched by login and account id (ActionsBotID).
+	// matched by login and account id (actionsBotID).
 	Author string
 	// Attempts is how many times one request is tried; 0 means 4.
 	Attempts int
@@ -119,7 +119,7 @@ func NewCommenter(opts Options) (*Commenter, error) {
 // apiURL checks GITHUB_API_URL and gives it the trailing slash go-github needs.
 func apiURL(raw string) (*url.URL, error) {
 	if raw == "" {
-		raw = DefaultAPIURL
+		raw = defaultAPIURL
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -165,11 +165,11 @@ type Result struct {
 // A comment is the sticky comment only if its body starts with it.
 func Marker(key string) string { return "<!-- benchgate:" + key + " -->" }
 
-// ActionsBot and ActionsBotID are the login and account id of the
+// actionsBot and actionsBotID are the login and account id of the
 // github-actions[bot] user, the author of comments made with GITHUB_TOKEN.
 const (
-	ActionsBot   = "github-actions[bot]"
-	ActionsBotID = 41898282
+	actionsBot   = "github-actions[bot]"
+	actionsBotID = 41898282
 )
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
@@ -286,7 +286,7 @@ func (c *Commenter) ours(u *gh.User) bool {
 	if c.author != "" {
 		return strings.EqualFold(u.GetLogin(), c.author)
 	}
-	return strings.EqualFold(u.GetLogin(), ActionsBot) && u.GetID() == ActionsBotID
+	return strings.EqualFold(u.GetLogin(), actionsBot) && u.GetID() == actionsBotID
 }
 
 // PullRequest is what GitHub says about a pull request

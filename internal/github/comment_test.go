@@ -442,8 +442,8 @@ func TestUpsertTooLong(t *testing.T) {
 	if _, err := h.upsert(strings.Repeat("x", room)); err != nil {
 		t.Errorf("a body of CommentRoom bytes: %v", err)
 	}
-	if stored := h.srv.Comments(owner, repo, prNum); len(stored) != 1 || len(stored[0].Body) != MaxCommentLength {
-		t.Errorf("the stored comment is not the marker and the body, %d bytes", MaxCommentLength)
+	if stored := h.srv.Comments(owner, repo, prNum); len(stored) != 1 || len(stored[0].Body) != maxCommentLength {
+		t.Errorf("the stored comment is not the marker and the body, %d bytes", maxCommentLength)
 	}
 }
 

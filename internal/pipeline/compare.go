@@ -35,7 +35,7 @@ func Compare(files [2]File, j Judging) (Outcome, error) {
 	var in [2]stats.Input
 	f := facts{rules: j.Rules, raw: [3]string{files[0].Name, files[1].Name, ""}}
 	for i, file := range files {
-		text, lines, err := Decode(file)
+		text, lines, err := decode(file)
 		if err != nil {
 			return Outcome{}, inputErr(fmt.Errorf("compare: %v", err))
 		}
@@ -63,12 +63,12 @@ func CompareDir(dir, shown string, j Judging) (Outcome, error) {
 	}
 	rules := j.Rules
 	if !j.Given {
-		data, err := ReadKept(filepath.Join(dir, JudgeFile))
+		data, err := readKept(filepath.Join(dir, judgeFileName))
 		if err != nil {
 			return Outcome{}, inputErr(fmt.Errorf("compare: %v", err))
 		}
 		if data != nil {
-			if rules, err = readJudgeFile(filepath.Join(shown, JudgeFile), data); err != nil {
+			if rules, err = readJudgeFile(filepath.Join(shown, judgeFileName), data); err != nil {
 				return Outcome{}, inputErr(fmt.Errorf("compare: %v", OneLine(err)))
 			}
 		}
@@ -118,7 +118,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 			// Each shard's part is checked on its own first, so that
 			// errors name the shard's file and line.
 			if sd.Raw[i] != nil {
-				f, _, err := Decode(File{Name: filepath.Join(dir, []string{shard.BaseFile, shard.HeadFile}[i]), Data: sd.Raw[i]})
+				f, _, err := decode(File{Name: filepath.Join(dir, []string{shard.BaseFile, shard.HeadFile}[i]), Data: sd.Raw[i]})
 				if err != nil {
 					return Outcome{}, inputErr(fmt.Errorf("merge: %v", err))
 				}
@@ -142,7 +142,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 			}
 			whys = append(whys, ws...)
 		}
-		cf, err := ReadFailures(dir, dir, ConfirmFailuresFile)
+		cf, err := readFailures(dir, dir, ConfirmFailuresFile)
 		if err != nil {
 			return Outcome{}, inputErr(fmt.Errorf("merge: %v", OneLine(err)))
 		}

@@ -28,8 +28,8 @@ const (
 	// cpuTarget the work of each (by the pilot's time per op): at 100
 	// samples a second, 2 × 0.5 s give about 100 samples per side,
 	// enough to rank the functions whose share moved by a few percent
-	// (xxhash's planted 11 % function leads its table as it did at
-	// 3 × 1 s; docs/evidence.md), for about 2 s per time regression.
+	// (xxhash's planted 11 % function leads its table: docs/evidence.md),
+	// for about 2 s per time regression.
 	cpuRuns   = 2
 	cpuTarget = 500 * time.Millisecond
 )
@@ -118,7 +118,7 @@ type explainUnit struct {
 // reproduces the figures. A benchmark that cannot be profiled gets a
 // reason instead; nothing here changes the verdict. The facts are nil
 // when there was nothing to explain.
-func Explain(ctx context.Context, sess session, v gate.Verdict, lane *runner.InstructionResult, dirs [2]string, out string, kept bool, env Env) ([]explain.Why, *Explained) {
+func explainRows(ctx context.Context, sess session, v gate.Verdict, lane *runner.InstructionResult, dirs [2]string, out string, kept bool, env Env) ([]explain.Why, *Explained) {
 	todo, skipped := explainUnits(sess.Units(), v)
 	counted := instructionRows(v, lane)
 	if len(todo) == 0 && len(counted) == 0 {
@@ -270,7 +270,7 @@ func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]stri
 	w.Explain.Functions = top[:min(len(top), 5)]
 	w.Base, w.Head = f.Total[0], f.Total[1]
 	w.Ops = f.Ops
-	w.Runs = LaneRepeats
+	w.Runs = laneRepeats
 	if kept {
 		var files [2]string
 		for i := range 2 {

@@ -9,9 +9,9 @@ import (
 	"github.com/benchgate/benchgate/internal/policy"
 )
 
-// JudgeFile keeps, beside a run's raw files, the rules it judged with
+// judgeFileName keeps, beside a run's raw files, the rules it judged with
 // (docs/measuring.md, "Raw files").
-const JudgeFile = "judge.json"
+const judgeFileName = "judge.json"
 
 // judgeRecord is judge.json: the rules a run judged with, kept beside its
 // raw files so that `benchgate compare DIR` gives the run's verdict.
@@ -50,7 +50,7 @@ func writeJudgeFile(dir string, r *Rules) error {
 		}
 		rec.Ignored = append(rec.Ignored, r.ignored...)
 	}
-	return WriteJSON(filepath.Join(dir, JudgeFile), rec)
+	return WriteJSON(filepath.Join(dir, judgeFileName), rec)
 }
 
 // readJudgeFile reads the rules of a judge.json file (path names it in

@@ -14,8 +14,8 @@ import (
 // other benchmark process, and its instructions/op rows go to the same raw
 // files after a "lane: instructions" line.
 
-// LaneRepeats is the number of instruction counts per side and benchmark.
-const LaneRepeats = 3
+// laneRepeats is the number of instruction counts per side and benchmark.
+const laneRepeats = 3
 
 // Lane is what the instruction lane measured: its result (the counts,
 // the per-function profiles the explain pass reads, the processes and
@@ -32,14 +32,14 @@ type Lane struct {
 // Instructions is the instruction lane: it counts the session's units
 // under callgrind, appending to the raw files base and head, when the plan
 // measures it (nil when it does not, or nothing was counted).
-func Instructions(ctx context.Context, sess session, p Plan, base, head io.Writer) (*Lane, error) {
+func instructionLane(ctx context.Context, sess session, p Plan, base, head io.Writer) (*Lane, error) {
 	if !p.Instructions {
 		return nil, nil
 	}
 	before := sess.Result().Elapsed
-	res, err := sess.MeasureInstructions(ctx, sess.Units(), runner.InstructionOptions{Repeats: LaneRepeats}, base, head)
+	res, err := sess.MeasureInstructions(ctx, sess.Units(), runner.InstructionOptions{Repeats: laneRepeats}, base, head)
 	if res == nil {
 		return nil, err
 	}
-	return &Lane{Result: res, Repeats: LaneRepeats, Before: before, Only: !p.Time}, err
+	return &Lane{Result: res, Repeats: laneRepeats, Before: before, Only: !p.Time}, err
 }

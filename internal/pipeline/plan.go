@@ -89,8 +89,8 @@ type Acceptance struct {
 	// LabelBy who added it ("@login") and LabelAt the commit it was
 	// added for.
 	Label, LabelBy, LabelAt string
-	// Label names the accept label in a note that trailers are off
-	// (policy.OffInput); Notes say why a label on the pull request
+	// AcceptLabel names the accept label in a note that trailers are
+	// off (policy.OffInput); Notes say why a label on the pull request
 	// accepts nothing.
 	AcceptLabel string
 	Notes       []policy.Note
@@ -104,11 +104,10 @@ type Flags struct {
 	// gated when the lane is measured and no fail-on list was given.
 	Policy gate.Policy
 	// Given says which of them were given explicitly: they override the
-	// policy file.
+	// policy file (and a fail-on list given keeps instructions out of
+	// the gated kinds when results hold their rows).
 	ThresholdGiven, AlphaGiven, InstructionsGiven, FailOnGiven bool
-	// FailOnSet says a fail-on list was given: instructions are not
-	// added to the gated kinds when results hold their rows.
-	FailOnSet bool
+
 	Estimator stats.Estimator
 }
 
@@ -125,19 +124,19 @@ type Env struct {
 	GitEnv []string
 }
 
-// InputError is an error of the user's input found by a stage (exit
+// inputError is an error of the user's input found by a stage (exit
 // status 2); every other error of a stage means the run could not finish
 // (exit status 3).
-type InputError struct{ Err error }
+type inputError struct{ Err error }
 
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
+func (e *inputError) Error() string { return e.Err.Error() }
+func (e *inputError) Unwrap() error { return e.Err }
 
 // inputErr marks err as the user's input.
-func inputErr(err error) error { return &InputError{err} }
+func inputErr(err error) error { return &inputError{err} }
 
 // IsInput reports whether err is the user's input (exit status 2).
 func IsInput(err error) bool {
-	var ie *InputError
+	var ie *inputError
 	return errors.As(err, &ie)
 }

@@ -38,7 +38,7 @@ type File struct {
 // non-blank byte is '{') converted by benchout.FromJSON, with lines
 // mapping the text's lines to the stream's (stats.Input.Lines); text as
 // it is, lines nil.
-func Decode(f File) (text File, lines []int, err error) {
+func decode(f File) (text File, lines []int, err error) {
 	if !benchout.IsJSON(f.Data) {
 		return f, nil, nil
 	}
@@ -137,7 +137,7 @@ func maxRound(raw []byte) int {
 
 // ReadKept reads a file of a kept directory through no link, within the
 // bounds of a shard's files; a missing file is nil.
-func ReadKept(path string) ([]byte, error) {
+func readKept(path string) ([]byte, error) {
 	limit := int64(shard.MaxRawSize)
 	if strings.HasSuffix(path, ".json") {
 		limit = shard.MaxJSONSize
@@ -167,7 +167,7 @@ func ReadDir(dir, shown string) (Raw, error) {
 	var in Raw
 	var confirm [2]File
 	for i, name := range []string{shard.BaseFile, shard.HeadFile, shard.ConfirmBaseFile, shard.ConfirmHeadFile} {
-		data, err := ReadKept(filepath.Join(dir, name))
+		data, err := readKept(filepath.Join(dir, name))
 		if err != nil {
 			return in, err
 		}
@@ -181,12 +181,12 @@ func ReadDir(dir, shown string) (Raw, error) {
 			confirm[i-2] = f
 		}
 	}
-	failures, err := ReadFailures(dir, shown, shard.FailuresFile)
+	failures, err := readFailures(dir, shown, shard.FailuresFile)
 	if err != nil {
 		return in, err
 	}
 	in.Failures = failures
-	cf, err := ReadFailures(dir, shown, ConfirmFailuresFile)
+	cf, err := readFailures(dir, shown, ConfirmFailuresFile)
 	if err != nil {
 		return in, err
 	}
@@ -194,8 +194,8 @@ func ReadDir(dir, shown string) (Raw, error) {
 }
 
 // ReadFailures reads and decodes the failures file name of dir.
-func ReadFailures(dir, shown, name string) ([]gate.Failure, error) {
-	data, err := ReadKept(filepath.Join(dir, name))
+func readFailures(dir, shown, name string) ([]gate.Failure, error) {
+	data, err := readKept(filepath.Join(dir, name))
 	if err != nil {
 		return nil, err
 	}

@@ -271,7 +271,7 @@ func (f Flags) Judge(r *Rules) Judge {
 	return Judge{
 		Policy:                   p,
 		Estimator:                f.Estimator,
-		GateMeasuredInstructions: !f.FailOnSet && (r == nil || r.file == nil || !r.file.FailOn.Set),
+		GateMeasuredInstructions: !f.FailOnGiven && (r == nil || r.file == nil || !r.file.FailOn.Set),
 	}
 }
 

@@ -38,7 +38,7 @@ type Workspace struct {
 // Prepare checks base and head out into worktrees of a new temporary
 // directory and reads the rules (the policy file of base's tree or of
 // p.Policy.At, the acceptances): the policy is the user's input, read
-// (and refused, with an *InputError) before the long work starts; what
+// (and refused, with an *inputError) before the long work starts; what
 // did not apply as written is in its Notes. The Workspace is returned for
 // Close also with an error.
 func Prepare(ctx context.Context, p Plan, repo *gitrev.Repo, env Env) (*Workspace, error) {
@@ -90,7 +90,7 @@ type Sandbox struct {
 //	Confirm, Explain -> record
 //
 // A cancellation after the first round gives a partial Outcome; other
-// errors are the run's (an *InputError for the user's input, a
+// errors are the run's (an *inputError for the user's input, a
 // *runner.BuildError for a side that does not build).
 func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outcome, error) {
 	if p.Instructions {
@@ -107,7 +107,7 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 	r := &run{p: p, ws: ws, sb: sb, env: env, rules: ws.Rules}
 	f := facts{unclosed: sb.Unclosed}
 	changed, diffErr := r.changed(ctx)
-	f.pgo = PGOFiles(changed) // a failed diff gives none, not an error
+	f.pgo = pgoFiles(changed) // a failed diff gives none, not an error
 	packages := p.Runner.Packages
 	if p.Affected {
 		var err error
@@ -287,7 +287,7 @@ func (r *run) measure(ctx context.Context, packages []string, raw Files) (measur
 		}
 	}
 	if runErr == nil && r.sess != nil {
-		m.lane, runErr = Instructions(ctx, r.sess, p, raw[0], raw[1])
+		m.lane, runErr = instructionLane(ctx, r.sess, p, raw[0], raw[1])
 	}
 	var res *runner.Result
 	if r.sess != nil {
@@ -377,7 +377,7 @@ func (r *run) judge(ctx context.Context, m measured) (judged, error) {
 		if m.lane != nil {
 			counts = m.lane.Result
 		}
-		j.whys, j.explained = Explain(ctx, r.sess, j.verdict, counts, [2]string{r.ws.Trees[0].Dir(), r.ws.Trees[1].Dir()}, out, p.Out != "", r.env)
+		j.whys, j.explained = explainRows(ctx, r.sess, j.verdict, counts, [2]string{r.ws.Trees[0].Dir(), r.ws.Trees[1].Dir()}, out, p.Out != "", r.env)
 	}
 	if sharded {
 		if err := writeExplain(out, j.whys); err != nil {
@@ -477,8 +477,8 @@ func writeShard(dir string, m *shard.Manifest, res *runner.Result, runErr error)
 	return WriteJSON(filepath.Join(dir, shard.FailuresFile), NonNil(failures))
 }
 
-// PGOFiles are the changed files that are PGO profiles.
-func PGOFiles(changed []string) []string {
+// pgoFiles are the changed files that are PGO profiles.
+func pgoFiles(changed []string) []string {
 	var pgo []string
 	for _, f := range changed {
 		if path.Base(f) == "default.pgo" {
