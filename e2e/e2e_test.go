@@ -26,6 +26,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/cli"
 	"github.com/benchgate/benchgate/internal/github/githubtest"
+	"github.com/benchgate/benchgate/internal/gitlab/gitlabtest"
 	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -111,6 +112,12 @@ func TestScripts(t *testing.T) {
 			e.Defer(srv.Close)
 			e.Values[fakeKey{}] = srv
 			e.Setenv("GITHUB_API_URL", srv.APIURL())
+			// And a fake GitLab API, with merge request !7 of project 42.
+			gl := gitlabtest.NewServer(gitlabtest.Config{Token: gitlabToken})
+			e.Defer(gl.Close)
+			gl.AddMergeRequest("42", 7)
+			e.Values[gitlabKey{}] = gl
+			e.Setenv("CI_API_V4_URL", gl.APIURL())
 			return os.MkdirAll(home, 0o755)
 		},
 		Condition: func(cond string) (bool, error) {
@@ -309,6 +316,83 @@ func TestScripts(t *testing.T) {
 					}
 				}
 			},
+			// gitlab-notes N [REGEXP]: the fake GitLab holds N notes on
+			// !7 of project 42, and the last one matches REGEXP.
+			"gitlab-notes": func(ts *testscript.TestScript, neg bool, args []string) {
+				notes := ts.Value(gitlabKey{}).(*gitlabtest.Server).Notes("42", 7)
+				if n := atoi(ts, args[0]); len(notes) != n {
+					ts.Fatalf("%d notes, want %d", len(notes), n)
+				}
+				if len(args) > 1 && !regexp.MustCompile(args[1]).MatchString(notes[len(notes)-1].Body) {
+					ts.Fatalf("note does not match %q:\n%s", args[1], notes[len(notes)-1].Body)
+				}
+			},
+			// gitlab-requests METHOD N: the fake GitLab received N
+			// requests with METHOD; none carried a token but the note's,
+			// none a body with a line GitLab would run as a quick action.
+			"gitlab-requests": func(ts *testscript.TestScript, neg bool, args []string) {
+				srv := ts.Value(gitlabKey{}).(*gitlabtest.Server)
+				n := 0
+				for _, r := range srv.Requests() {
+					if r.Method == args[0] {
+						n++
+					}
+				}
+				if want := atoi(ts, args[1]); n != want {
+					ts.Fatalf("%d %s requests to GitLab, want %d", n, args[0], want)
+				}
+				if qa := srv.QuickActions(); len(qa) > 0 {
+					ts.Fatalf("GitLab would run the quick actions %q", qa)
+				}
+			},
+			// gitlab-bodies-lack REGEXP: no request to the fake GitLab
+			// has a body matching REGEXP.
+			"gitlab-bodies-lack": func(ts *testscript.TestScript, neg bool, args []string) {
+				re := regexp.MustCompile(args[0])
+				for _, r := range ts.Value(gitlabKey{}).(*gitlabtest.Server).Requests() {
+					if m := re.FindString(r.Body); m != "" {
+						ts.Fatalf("%s %s sent %q", r.Method, r.Path, m)
+					}
+				}
+			},
+			// gitlab-readonly on|off: writes answer 403.
+			"gitlab-readonly": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Value(gitlabKey{}).(*gitlabtest.Server).SetReadOnly(args[0] == "on")
+			},
+			// junit FILE: FILE is a valid JUnit report (the format GitLab
+			// reads); prints its totals, then a line per case that did
+			// not pass: "failed|skipped CLASS NAME: MESSAGE".
+			"junit": func(ts *testscript.TestScript, neg bool, args []string) {
+				doc, err := gitlabtest.ValidateJUnit([]byte(ts.ReadFile(args[0])))
+				if err != nil {
+					ts.Fatalf("%s: %v", args[0], err)
+				}
+				fmt.Fprintf(ts.Stdout(), "tests %d failures %d skipped %d\n", doc.Tests, doc.Failures, doc.Skipped)
+				for _, s := range doc.Suites {
+					for _, c := range s.Cases {
+						switch {
+						case c.Failure != nil:
+							fmt.Fprintf(ts.Stdout(), "failed %s %s %s: %s\n", c.Class, c.Name, c.File, c.Failure.Message)
+						case c.Skipped != nil:
+							fmt.Fprintf(ts.Stdout(), "skipped %s %s: %s\n", c.Class, c.Name, c.Skipped.Message)
+						}
+					}
+				}
+			},
+			// codequality FILE: FILE is a valid Code Quality report (the
+			// fields and types GitLab documents); prints a line per
+			// issue: "SEVERITY CHECK PATH:LINE DESCRIPTION".
+			"codequality": func(ts *testscript.TestScript, neg bool, args []string) {
+				issues, err := gitlabtest.ValidateCodeQuality([]byte(ts.ReadFile(args[0])))
+				if err != nil {
+					ts.Fatalf("%s: %v", args[0], err)
+				}
+				fmt.Fprintf(ts.Stdout(), "issues %d\n", len(issues))
+				for _, is := range issues {
+					loc := is["location"].(map[string]any)
+					fmt.Fprintf(ts.Stdout(), "%s %s %s:%v %s\n", is["severity"], is["check_name"], loc["path"], loc["lines"].(map[string]any)["begin"], is["description"])
+				}
+			},
 			// fake-readonly on|off: writes answer 403 as for a fork's token.
 			"fake-readonly": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Value(fakeKey{}).(*githubtest.Server).SetReadOnly(args[0] == "on")
@@ -318,6 +402,11 @@ func TestScripts(t *testing.T) {
 }
 
 type fakeKey struct{}
+
+type gitlabKey struct{}
+
+// gitlabToken is the note's token the fake GitLab accepts.
+const gitlabToken = "glpat-s3cret-t0ken"
 
 // atoi parses a script's count: a typo fails the script instead of asserting
 // zero.

@@ -46,6 +46,9 @@ type app struct {
 	env Env
 	cfg *config.Config // as the user gave it: never edited
 	gh  *config.GitHub // the action's GitHub context, read once; nil outside the action
+	// host is the CI job of a command other than the action (gitlab),
+	// for the sandbox; nil otherwise.
+	host *ciHost
 }
 
 // Run executes benchgate with args (without the program name) and returns the
@@ -89,6 +92,8 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return a.bisect(ctx)
 	case "history":
 		return a.history(ctx)
+	case "gitlab":
+		return a.gitlab(ctx)
 	default:
 		return a.run(ctx, a.cfg.Dir).code
 	}

@@ -32,6 +32,9 @@ func (a *app) checkOutputs() error {
 	for _, t := range a.cfg.Exports {
 		outs = append(outs, output{"--export", t.Path, false})
 	}
+	if a.cfg.Command == "gitlab" {
+		outs = append(outs, output{"--junit", a.cfg.GitLab.JUnit, false}, output{"--codequality", a.cfg.GitLab.CodeQuality, false})
+	}
 	for _, o := range outs {
 		if o.path == "" {
 			continue

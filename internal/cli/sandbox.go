@@ -113,7 +113,7 @@ func (r *refusal) summary() string {
 func (a *app) sandbox(tmp string, trees []string) (*prison, error) {
 	p := &prison{stderr: a.env.Stderr}
 	o := sandbox.Options{Environ: a.environ(), Pass: a.cfg.Env}
-	if a.cfg.Command != "action" {
+	if a.cfg.Command != "action" && a.host == nil {
 		sb, err := sandbox.New(o)
 		p.Sandbox = sb
 		return p, err
@@ -133,6 +133,9 @@ func (a *app) sandbox(tmp string, trees []string) (*prison, error) {
 		return nil, fmt.Errorf("%s: %v", envSandboxUser, err)
 	}
 	home := a.env.Getenv(envSandboxHome)
+	if home == "" && a.host != nil {
+		home = a.host.home
+	}
 	giveBack := []string{home}
 	if home == "" {
 		h := a.env.Getenv("HOME")
@@ -204,7 +207,11 @@ func (a *app) closeAll(p *prison, u sandbox.User, tmp string) error {
 	for _, o := range p.open {
 		fmt.Fprintf(a.env.Stderr, "benchgate: warning: could not close %s to the benchmarks' code\n", o)
 	}
-	if ev := a.githubContext().EventName; len(p.open) > 0 && !slices.Contains(event.Trusted, ev) {
+	if a.host != nil {
+		if len(p.open) > 0 && a.host.privileged != "" {
+			return &refusal{event: a.host.privileged, open: p.open}
+		}
+	} else if ev := a.githubContext().EventName; len(p.open) > 0 && !slices.Contains(event.Trusted, ev) {
 		return &refusal{event: ev, open: p.open}
 	}
 	return nil
@@ -229,6 +236,9 @@ func (a *app) closeTargets() ([]sandbox.Target, []sandbox.Open) {
 		open = append(open, sandbox.Open{Path: table, Reason: "the mount table is unreadable, so the mounts are unknown: " + err.Error()})
 	}
 	var extra []string
+	if a.host != nil {
+		extra = append(extra, a.host.close...)
+	}
 	for _, k := range []string{"GITHUB_WORKSPACE", "RUNNER_TEMP"} {
 		extra = append(extra, a.env.Getenv(k))
 	}

@@ -33,7 +33,7 @@ import (
 
 // Config is everything one benchgate invocation needs.
 type Config struct {
-	Command string // "run", "compare", "merge", "demo", "calibrate", "bisect", "history" or "action"
+	Command string // "run", "compare", "merge", "demo", "calibrate", "bisect", "history", "gitlab" or "action"
 
 	// What to measure (run).
 	Base, Head string
@@ -118,6 +118,9 @@ type Config struct {
 	// CompareDir is compare's one argument instead: a run's --out
 	// directory, judged with its kept rules as the run judged it.
 	CompareDir string
+
+	// GitLab is what only benchgate gitlab has (gitlab.go).
+	GitLab GitLabSettings
 }
 
 // given records that the flag or input name was given explicitly.
@@ -264,13 +267,15 @@ func Defaults() Config {
 		Policy:     ".benchgate.yml",
 
 		InstructionsThreshold: 0.01,
+
+		GitLab: GitLabSettings{JUnit: GitLabJUnit, CodeQuality: GitLabCodeQuality, Note: "always", NoteKey: "benchgate"},
 	}
 }
 
 // Parse reads args (without the program name).
 func Parse(args []string) (*Config, error) {
 	if len(args) == 0 {
-		return nil, usagef("no command given: want run, compare, merge, demo, calibrate, bisect or history (benchgate -h for help)")
+		return nil, usagef("no command given: want run, compare, merge, demo, calibrate, bisect, history or gitlab (benchgate -h for help)")
 	}
 	c := Defaults()
 	c.Command = args[0]
@@ -280,11 +285,11 @@ func Parse(args []string) (*Config, error) {
 			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions")
 		}
 		return &Config{Command: "action"}, nil
-	case "run", "compare", "merge", "demo", "calibrate", "bisect", "history":
+	case "run", "compare", "merge", "demo", "calibrate", "bisect", "history", "gitlab":
 	case "-h", "-help", "--help", "help":
 		return nil, flag.ErrHelp
 	default:
-		return nil, usagef("unknown command %q: want run, compare, merge, demo, calibrate, bisect or history", c.Command)
+		return nil, usagef("unknown command %q: want run, compare, merge, demo, calibrate, bisect, history or gitlab", c.Command)
 	}
 	fs := flag.NewFlagSet("benchgate "+c.Command, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -380,6 +385,10 @@ func Parse(args []string) (*Config, error) {
 	case "demo":
 		if len(pos) > 0 {
 			return nil, usagef("demo takes no arguments; got %q", pos[0])
+		}
+	case "gitlab":
+		if err := c.gitlabFlags(pos, raw); err != nil {
+			return nil, err
 		}
 	}
 	return &c, nil

@@ -20,6 +20,7 @@ var commands = []command{
 	{"calibrate", "benchgate calibrate [--rev REV] [flags] [packages]", "A/A run: this machine's noise floor, recommended settings"},
 	{"bisect", "benchgate bisect --good REV --bad REV [flags] [packages]", "find the commits between good and bad (first parents) where benchmarks changed, largest first"},
 	{"history", "benchgate history --ledger FILE [--since REV|DATE] [flags]", "levels, merges and creeps from a ledger of paired changes"},
+	{"gitlab", "benchgate gitlab [flags] [packages]", "a GitLab CI job: the commits from CI_* variables, one merge request note, JUnit and Code Quality reports (docs/gitlab.md)"},
 	{"action", "benchgate action", "the GitHub Action (reads INPUT_* and GITHUB_*)"},
 }
 

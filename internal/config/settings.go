@@ -37,13 +37,14 @@ type Setting struct {
 
 // The commands that share flags.
 var (
-	runOnly   = []string{"run"}
-	measuring = []string{"run", "calibrate", "bisect"}
-	bisecting = []string{"bisect"}
-	judging   = []string{"run", "compare", "merge"}
-	noise     = []string{"run", "compare", "merge", "calibrate", "bisect"} // judging, and calibrate's recommendation
-	reporting = []string{"run", "compare", "merge", "calibrate"}
-	ledgered  = []string{"run", "compare", "merge", "history"} // --ledger: run records, all read it for trends
+	runOnly    = []string{"run", "gitlab"} // run, and gitlab: a run in a GitLab CI job
+	measuring  = []string{"run", "calibrate", "bisect", "gitlab"}
+	bisecting  = []string{"bisect"}
+	judging    = []string{"run", "compare", "merge", "gitlab"}
+	noise      = []string{"run", "compare", "merge", "calibrate", "bisect", "gitlab"} // judging, and calibrate's recommendation
+	reporting  = []string{"run", "compare", "merge", "calibrate", "gitlab"}
+	ledgered   = []string{"run", "compare", "merge", "history", "gitlab"} // --ledger: run records, all read it for trends
+	gitlabOnly = []string{"gitlab"}
 )
 
 // Settings are benchgate's flags and action inputs: the action's own inputs
@@ -181,7 +182,7 @@ var Settings = []Setting{
 		Help:      `package patterns (separated by spaces or commas), or "affected": only packages whose code or dependencies changed between base and head, among the positional packages`,
 		InputNote: "Relative to working-directory.",
 		set:       packagesSetter},
-	{Flag: "shard", Arg: "I/N", Commands: runOnly, Input: "shard",
+	{Flag: "shard", Arg: "I/N", Commands: []string{"run"}, Input: "shard",
 		Help:      "measure only the I-th of N balanced parts of the suite, as I/N (a workflow matrix); run needs --out DIR to keep the part's results for benchgate merge",
 		InputNote: "The shard's results go to the directory of the shard-dir output, to be uploaded as an artifact and merged by a job with mode merge.",
 		set:       func(c *Config, s string) error { return shardSpec(s, &c.Shard) }},
@@ -198,7 +199,7 @@ var Settings = []Setting{
 	{Flag: "ledger", Arg: "FILE", Commands: ledgered,
 		Help: "the ledger of paired changes (JSON Lines, docs/ledger.md): history reads it; run, compare and merge read it to show each changed row's trend and a running creep in the report, and with --record run appends this run's changes to it",
 		set:  func(c *Config, s string) error { c.Ledger = s; return nil }},
-	{Flag: "record", Commands: runOnly, Default: "false",
+	{Flag: "record", Commands: []string{"run"}, Default: "false",
 		Help: "append one line per benchmark and unit of this run to --ledger FILE, after the verdict, also when the gate fails (for runs of merges to the default branch: base the merge's first parent, head the merge)",
 		set:  boolSetter(func(c *Config, b bool) { c.Record = b })},
 	{Flag: "since", Arg: "REV|DATE", Commands: []string{"history"},
@@ -207,6 +208,18 @@ var Settings = []Setting{
 	{Flag: "markdown", Arg: "FILE", Commands: reporting,
 		Help: "write the Markdown report to FILE",
 		set:  func(c *Config, s string) error { c.Markdown = s; return nil }},
+	{Flag: "junit", Arg: "FILE", Commands: gitlabOnly, Default: GitLabJUnit,
+		Help: `gitlab: write the JUnit XML report the merge request's test summary shows (a failed test case per row that fails the gate, a passed one per other row) to FILE; "" for none`,
+		set:  func(c *Config, s string) error { c.GitLab.JUnit = s; return nil }},
+	{Flag: "codequality", Arg: "FILE", Commands: gitlabOnly, Default: GitLabCodeQuality,
+		Help: `gitlab: write the Code Quality report the merge request shows (each regression at its benchmark function's file and line) to FILE; "" for none`,
+		set:  func(c *Config, s string) error { c.GitLab.CodeQuality = s; return nil }},
+	{Flag: "note", Arg: "WHEN", Commands: gitlabOnly, Default: "always",
+		Help: "gitlab: when to create or edit the sticky merge request note (with the token in " + GitLabTokenVar + "): always, on-change (only when a note exists or something changed), or never",
+		set:  func(c *Config, s string) error { return oneOf(s, &c.GitLab.Note, "always", "on-change", "never") }},
+	{Flag: "note-key", Arg: "KEY", Commands: gitlabOnly, Default: "benchgate",
+		Help: "gitlab: key of the sticky note (hidden marker <!-- benchgate:KEY -->); give each job of a matrix its own",
+		set:  noteKey},
 	{Flag: "out", Arg: "DIR", Commands: measuring,
 		Help: "keep base.txt, head.txt and the build logs in DIR",
 		set:  func(c *Config, s string) error { c.Out = s; return nil }},

@@ -29,7 +29,7 @@ import (
 )
 
 // allowed are the variables that go and the test binaries keep, besides
-// GO*, CGO_* and LC_* (see Allowed).
+// CGO_* and LC_* (see Allowed).
 var allowed = map[string]bool{
 	"PATH": true, "HOME": true, "TMPDIR": true, "LANG": true, "LANGUAGE": true, "TZ": true,
 	// C toolchain settings that go env reads for cgo.
@@ -40,16 +40,36 @@ var allowed = map[string]bool{
 	"SSL_CERT_FILE": true, "SSL_CERT_DIR": true,
 }
 
+// goVars are the go command's and the Go runtime's variables (go help
+// environment, the runtime package's documentation), by name: a CI's
+// secrets cannot be told apart by their values (GitLab exports every
+// CI/CD variable, masked or not, to the job), so a prefix would let
+// GOOGLE_APPLICATION_CREDENTIALS or GORELEASER_KEY through.
+var goVars = map[string]bool{
+	"GCCGO": true, "GCCGOTOOLDIR": true, "GO111MODULE": true, "GO386": true, "GOAMD64": true, "GOARCH": true,
+	"GOARM": true, "GOARM64": true, "GOAUTH": true, "GOBIN": true, "GOCACHE": true, "GOCACHEPROG": true,
+	"GOCOVERDIR": true, "GODEBUG": true, "GOENV": true, "GOEXE": true, "GOEXPERIMENT": true, "GOFIPS140": true,
+	"GOFLAGS": true, "GOGCCFLAGS": true, "GOHOSTARCH": true, "GOHOSTOS": true, "GOINSECURE": true,
+	"GOLOONG64": true, "GOMIPS": true, "GOMIPS64": true, "GOMOD": true, "GOMODCACHE": true, "GONOPROXY": true,
+	"GONOSUMDB": true, "GOOS": true, "GOPATH": true, "GOPPC64": true, "GOPRIVATE": true, "GOPROXY": true,
+	"GORISCV64": true, "GOROOT": true, "GOSUMDB": true, "GOTELEMETRY": true, "GOTELEMETRYDIR": true,
+	"GOTMPDIR": true, "GOTOOLCHAIN": true, "GOTOOLDIR": true, "GOVCS": true, "GOVERSION": true, "GOWASM": true,
+	"GOWORK": true, "GO_EXTLINK_ENABLED": true,
+	// The runtime's.
+	"GOGC": true, "GOMEMLIMIT": true, "GOMAXPROCS": true, "GOTRACEBACK": true, "GORACE": true,
+}
+
 // Allowed reports whether the variable name is passed to the processes that
 // run the change's code without being asked for: PATH, HOME, TMPDIR, the
-// locale (LANG, LANGUAGE, LC_*), TZ, the Go and cgo build settings (GO*,
-// CGO_*, CC, CXX, AR, PKG_CONFIG), proxies and TLS roots. Nothing of
-// GitHub's (GITHUB_*, ACTIONS_*, INPUT_*, RUNNER_*) is.
+// locale (LANG, LANGUAGE, LC_*), TZ, the Go and cgo build settings (Go's
+// own variables by name, CGO_*, CC, CXX, AR, PKG_CONFIG), proxies and TLS
+// roots. Nothing of GitHub's (GITHUB_*, ACTIONS_*, INPUT_*, RUNNER_*) or
+// GitLab's (CI_*, GITLAB_*, FF_*, and every CI/CD variable) is.
 func Allowed(name string) bool {
 	switch {
-	case allowed[name]:
+	case allowed[name], goVars[name]:
 		return true
-	case strings.HasPrefix(name, "GO"), strings.HasPrefix(name, "CGO_"), strings.HasPrefix(name, "LC_"):
+	case strings.HasPrefix(name, "CGO_"), strings.HasPrefix(name, "LC_"):
 		return true
 	}
 	return false
