@@ -104,21 +104,23 @@ type explainUnit struct {
 	fails  bool          // one of them fails the gate
 }
 
-// Explain is the explain pass: it says where the changes come from, in a
+// explain is the explain pass: it says where the changes come from, in a
 // profiling pass after the verdict (and its confirmation), never while
 // timing: every allocs/op or B/op row that changed gets the allocation
 // sites whose allocations per op changed (exact: explain.AllocDelta at
 // -test.memprofilerate=1), every time regression that held the functions
 // whose time per op changed most (CPU profiles of both sides,
 // alternating), and every instructions/op row that changed the functions
-// of the lane's counts whose own instructions changed most. dirs are the
-// two sides' module directories (runner.Side.Dir). The profiles go under
-// out/explain/<benchmark>/, with both test binaries when kept (the user's
+// of the lane's counts whose own instructions changed most, each side's
+// from its module directory. The profiles go under the raw files'
+// explain/<benchmark>/, with both test binaries when kept (the user's
 // --out): the report then prints the go tool pprof command that
 // reproduces the figures. A benchmark that cannot be profiled gets a
 // reason instead; nothing here changes the verdict. The facts are nil
 // when there was nothing to explain.
-func explainRows(ctx context.Context, sess session, v gate.Verdict, lane *runner.InstructionResult, dirs [2]string, out string, kept bool, env Env) ([]explain.Why, *Explained) {
+func (r *run) explain(ctx context.Context, v gate.Verdict, lane *Lane) ([]explain.Why, *Explained) {
+	sess, out, kept, env := r.sess, r.out, r.p.Out != "", r.env
+	dirs := [2]string{r.ws.Trees[0].Dir(), r.ws.Trees[1].Dir()}
 	todo, skipped := explainUnits(sess.Units(), v)
 	counted := instructionRows(v, lane)
 	if len(todo) == 0 && len(counted) == 0 {
@@ -163,7 +165,7 @@ func explainRows(ctx context.Context, sess session, v gate.Verdict, lane *runner
 	if len(counted) > 0 {
 		for _, r := range counted {
 			d, err := benchDir(runner.Unit{Package: r.Package, Name: "Benchmark" + r.Name, CPU: 1})
-			w := explainInstructions(r, lane.Profiles[r.Package+"."+r.Name], roots, filepath.Join(d, "instructions"), kept && err == nil)
+			w := explainInstructions(r, lane.Result.Profiles[r.Package+"."+r.Name], roots, filepath.Join(d, "instructions"), kept && err == nil)
 			if err != nil && kept {
 				w.Notes = append(w.Notes, "the counts were not kept: "+OneLine(err))
 			}
@@ -230,8 +232,8 @@ func explainRows(ctx context.Context, sess session, v gate.Verdict, lane *runner
 // sides, those failing the gate first, at most maxExplained (their
 // explanations come from counts already taken, but each is a block in
 // the report).
-func instructionRows(v gate.Verdict, lane *runner.InstructionResult) []gate.Result {
-	if lane == nil {
+func instructionRows(v gate.Verdict, lane *Lane) []gate.Result {
+	if lane == nil || lane.Result == nil {
 		return nil
 	}
 	var rows []gate.Result
@@ -239,7 +241,7 @@ func instructionRows(v gate.Verdict, lane *runner.InstructionResult) []gate.Resu
 		if r.Kind != gate.Instructions || r.Status != gate.Regression && r.Status != gate.Improvement {
 			continue
 		}
-		if lp := lane.Profiles[r.Package+"."+r.Name]; lp != nil {
+		if lp := lane.Result.Profiles[r.Package+"."+r.Name]; lp != nil {
 			rows = append(rows, r)
 		}
 	}

@@ -373,11 +373,7 @@ func (r *run) judge(ctx context.Context, m measured) (judged, error) {
 	if p.Explain && !p.Calibrate && m.cancelled == nil && j.confirmed.Cancelled == nil {
 		// A shard explains the rows its own verdict flags; merge shows
 		// those its verdict flags too.
-		var counts *runner.InstructionResult
-		if m.lane != nil {
-			counts = m.lane.Result
-		}
-		j.whys, j.explained = explainRows(ctx, r.sess, j.verdict, counts, [2]string{r.ws.Trees[0].Dir(), r.ws.Trees[1].Dir()}, out, p.Out != "", r.env)
+		j.whys, j.explained = r.explain(ctx, j.verdict, m.lane)
 	}
 	if sharded {
 		if err := writeExplain(out, j.whys); err != nil {
