@@ -14,7 +14,11 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG BENCHGATE_VERSION=dev
+# The release sets the version (its tag); without it the binary says what
+# its build info knows, and the action names the ref the workflow uses
+# (GITHUB_ACTION_REF): the runner builds this file from a download of the
+# action's repository, which has no .git.
+ARG BENCHGATE_VERSION=
 # The build cache is dropped in the same step: a changed source invalidates
 # this layer anyway, and it would only make every old build stage bigger.
 RUN CGO_ENABLED=0 go build -trimpath \

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/benchgate/benchgate/internal/config"
+	"github.com/goccy/go-yaml"
 )
 
 // The documents a user reads: README.md and docs/*.md.
@@ -229,6 +232,77 @@ func TestWorkflowExamples(t *testing.T) {
 	if checkouts == 0 {
 		t.Error("no workflow example with actions/checkout found: the test reads nothing")
 	}
+}
+
+// Every benchgate step of the workflow examples uses the action by its
+// real name and sets only its inputs, with values it takes: no old input,
+// args that parse.
+func TestWorkflowInputs(t *testing.T) {
+	steps := 0
+	for _, name := range userDocs(t) {
+		for _, b := range readDoc(t, name).blocks {
+			if b.lang != "yaml" {
+				continue
+			}
+			for _, s := range splitSteps(b.text) {
+				m := regexp.MustCompile(`uses:\s*(\S*benchgate\S*)`).FindStringSubmatch(s)
+				if m == nil || strings.Contains(m[1], "bencher") {
+					continue
+				}
+				steps++
+				if m[1] != "benchgate/benchgate@v1" {
+					t.Errorf("%s:%d: uses: %s, want benchgate/benchgate@v1", name, b.line, m[1])
+				}
+				with := map[string]string{}
+				if err := yaml.Unmarshal([]byte(withBlock(s)), &with); err != nil {
+					t.Errorf("%s:%d: the with: block does not parse: %v\n%s", name, b.line, err, s)
+					continue
+				}
+				env := map[string]string{}
+				for k, v := range with {
+					if !slices.ContainsFunc(config.Inputs, func(in config.Input) bool { return in.Name == k }) {
+						t.Errorf("%s:%d: input %s is not an input of action.yml", name, b.line, k)
+					}
+					if !strings.Contains(v, "${{") {
+						env[config.InputEnv(k)] = v
+					}
+				}
+				if _, a, err := config.FromInputs(func(k string) string { return env[k] }); err != nil {
+					t.Errorf("%s:%d: %v", name, b.line, err)
+				} else if len(a.Deprecated) > 0 {
+					t.Errorf("%s:%d: old inputs %+v", name, b.line, a.Deprecated)
+				}
+			}
+		}
+	}
+	if steps == 0 {
+		t.Error("no workflow example uses benchgate: the test reads nothing")
+	}
+}
+
+// withBlock is the with: mapping of a step, as YAML ("{}" for none).
+func withBlock(step string) string {
+	lines := strings.Split(step, "\n")
+	for i, l := range lines {
+		trimmed := strings.TrimLeft(l, " -")
+		rest, ok := strings.CutPrefix(trimmed, "with:")
+		if !ok {
+			continue
+		}
+		if rest = strings.TrimSpace(rest); rest != "" {
+			return rest
+		}
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		var body []string
+		for _, m := range lines[i+1:] {
+			if strings.TrimSpace(m) != "" && len(m)-len(strings.TrimLeft(m, " ")) <= indent {
+				break
+			}
+			body = append(body, m)
+		}
+		return strings.Join(body, "\n")
+	}
+	return "{}"
 }
 
 // splitSteps cuts a YAML text at its list items ("- "), each item with the

@@ -259,9 +259,18 @@ func TestCredential(t *testing.T) {
 	o := options()
 	o.Credential = &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}
 	o.WorkDir = t.TempDir()
-	for _, d := range []string{o.WorkDir, filepath.Dir(o.WorkDir)} {
+	// The benchmark runs in a directory of its own, not in testdata/mod:
+	// the checkout may be under a directory that user cannot enter (root's
+	// home, 0700, in every container), as the action's worktrees never are.
+	b.Dir = t.TempDir()
+	for _, d := range []string{o.WorkDir, b.Dir, filepath.Dir(o.WorkDir), filepath.Dir(b.Dir)} {
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{filepath.Dir(b.Binary), o.WorkDir, b.Dir} {
+		if dir := unsearchable(d); dir != "" {
+			t.Skipf("%s is not searchable by other users (TMPDIR=%s): uid 65534 cannot run the benchmark there", dir, os.Getenv("TMPDIR"))
 		}
 	}
 	s := measure(t, o, b, "BenchmarkWork1000", 200)
@@ -271,6 +280,24 @@ func TestCredential(t *testing.T) {
 	if entries, _ := os.ReadDir(o.WorkDir); len(entries) != 0 {
 		t.Errorf("the run's directory was left behind: %v", entries)
 	}
+}
+
+// unsearchable returns the first directory from / down to dir that other
+// users cannot search, or "".
+func unsearchable(dir string) string {
+	var chain []string
+	for d := dir; ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if fi, err := os.Stat(chain[i]); err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return chain[i]
+		}
+	}
+	return ""
 }
 
 func TestBenchmarkPanics(t *testing.T) {

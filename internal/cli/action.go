@@ -49,7 +49,18 @@ func (a *app) action(ctx context.Context) int {
 		// Masked before anything else is printed.
 		_ = acts.Mask(gh.Token)
 	}
-	r, err := a.resolveAction()
+	cfg, act, err := config.FromInputs(a.env.Getenv)
+	if err != nil {
+		_ = acts.Annotate(github.Error, "", 0, "benchgate", err.Error())
+		return a.errorf(ExitUsage, "%v", err)
+	}
+	a.cfg = cfg
+	if msg := report.DeprecatedText(act.Deprecated); msg != "" {
+		// Also in the job summary (githubPlatform.summary).
+		_ = acts.Annotate(github.Warning, "", 0, "benchgate", msg)
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
+	}
+	r, err := a.resolveAction(act)
 	if err != nil {
 		code := ExitUsage
 		var ce codedError
@@ -76,10 +87,10 @@ func (a *app) action(ctx context.Context) int {
 	case o.verdict == nil:
 		_ = acts.Annotate(github.Error, "", 0, "benchgate", "benchgate could not finish; see the log above")
 		if o.summary != "" {
-			pl.summary(o.summary)
+			pl.markdown(o.summary)
 		}
 	case o.calibration != nil:
-		pl.summary(report.CalibrationMarkdown(*o.calibration, o.meta))
+		pl.markdown(report.CalibrationMarkdown(*o.calibration, o.meta))
 		pl.outputs(map[string]string{"verdict": "pass", "regressions": "0", "report-json": reportJSON})
 	default:
 		a.publish(ctx, pl, o, r.comments())
@@ -121,17 +132,13 @@ type codedError struct {
 
 func (e codedError) Error() string { return e.err.Error() }
 
-// resolveAction reads the inputs and the event, finds the module in the
-// workspace and the commits to measure (or the shards to merge), before
-// anything long starts: every error names the input (exit status 2).
-func (a *app) resolveAction() (*actionRun, error) {
+// resolveAction reads the event, finds the module in the workspace and
+// the commits to measure (or the shards to merge) of the inputs (a.cfg,
+// act), before anything long starts: every error names the input (exit
+// status 2).
+func (a *app) resolveAction(act *config.Action) (*actionRun, error) {
 	ctx := context.Background()
-	gh := a.gh
-	cfg, act, err := config.FromInputs(a.env.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	a.cfg = cfg
+	gh, cfg := a.gh, a.cfg
 	ws := firstNonEmpty(gh.Workspace, a.env.Dir)
 	r := &actionRun{act: act, jsonPath: filepath.Join(ws, reportJSON), dir: filepath.Join(ws, act.WorkingDirectory)}
 	if rel, err := filepath.Rel(ws, r.dir); err != nil || strings.HasPrefix(rel, "..") {
@@ -147,6 +154,7 @@ func (a *app) resolveAction() (*actionRun, error) {
 		})
 	}
 	var payload []byte
+	var err error
 	if gh.EventPath != "" {
 		if payload, err = event.ReadPayload(gh.EventPath, os.ReadFile); err != nil {
 			return nil, err

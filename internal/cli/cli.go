@@ -7,7 +7,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,9 +26,6 @@ const (
 	ExitUsage = 2 // usage or input error
 	ExitTool  = 3 // benchgate could not finish
 )
-
-// Version is set at build time (-ldflags "-X ...cli.Version=v1.2.3").
-var Version = "dev"
 
 // Env is the outside world of one invocation.
 type Env struct {
@@ -62,8 +58,9 @@ func Run(ctx context.Context, args []string, env Env) int {
 		env.Dir, _ = os.Getwd()
 	}
 	cfg, err := config.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(env.Stdout, config.Usage)
+	var help *config.HelpError
+	if errors.As(err, &help) {
+		fmt.Fprint(env.Stdout, config.UsageOf(help.Command))
 		return ExitPass
 	}
 	if err != nil {
@@ -71,13 +68,16 @@ func Run(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	a := &app{env: env, cfg: cfg}
-	if cfg.Command != "action" {
+	if cfg.Command != "action" && cfg.Command != "version" {
 		// Nothing measured is lost to a typo in an output path.
 		if err := a.checkOutputs(); err != nil {
 			return a.errorf(ExitUsage, "%v", err)
 		}
 	}
 	switch cfg.Command {
+	case "version":
+		fmt.Fprint(env.Stdout, versionLine())
+		return ExitPass
 	case "compare":
 		return a.compare()
 	case "merge":
@@ -149,7 +149,7 @@ func (a *app) path(p string) string {
 // conclude writes the reports of v and its record to d and maps the
 // verdict to the exit status.
 func (a *app) conclude(v gate.Verdict, rec pipeline.Record, d dest) outcome {
-	meta := report.Meta{Record: rec, Tool: "benchgate " + Version}
+	meta := report.Meta{Record: rec, Tool: a.tool()}
 	if d.calibrate {
 		return a.calibrationReport(v, meta, d)
 	}

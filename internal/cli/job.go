@@ -96,7 +96,7 @@ func (a *app) plan(j job) (pipeline.Plan, error) {
 			Runs: c.Runs, CPU: c.CPU, Timeout: c.Timeout, Pin: c.Pin,
 		},
 		Seed: seed, MaxTime: c.MaxTime, Affected: c.Affected,
-		Shard: c.Shard, PRHead: j.prHead, Tool: "benchgate " + Version, Settings: a.settings(),
+		Shard: c.Shard, PRHead: j.prHead, Tool: a.tool(), Settings: a.settings(),
 		Policy: src, Flags: a.flags(),
 	}, nil
 }

@@ -17,6 +17,9 @@ import (
 // environment), the stages (pipeline.Run), then the reports. Everything
 // made is removed on every path.
 func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
+	if err := a.preflight(ctx, repo, j); err != nil {
+		return a.failf(ExitUsage, "%v", err)
+	}
 	p, err := a.plan(j)
 	if err != nil {
 		return a.failf(ExitUsage, "%v", err)

@@ -24,9 +24,9 @@ type platform interface {
 	// comment makes v's report the change's sticky comment, fitted by
 	// report to what the platform takes; a note says why it did not.
 	comment(ctx context.Context, v gate.Verdict, meta report.Meta) *report.Note
-	// summary writes Markdown the job shows; report fits it to the room.
-	summary(markdown string)
-	summaryRoom() int
+	// summary writes v's report where the job shows it (report fits it
+	// to the room).
+	summary(v gate.Verdict, meta report.Meta)
 	outputs(map[string]string)
 	annotate([]report.Annotation)
 }
@@ -42,7 +42,7 @@ func (a *app) publish(ctx context.Context, pl platform, o outcome, comment bool)
 			meta.Notes = append(meta.Notes, *n)
 		}
 	}
-	pl.summary(report.Markdown(v, meta, report.Options{MaxChars: pl.summaryRoom()}))
+	pl.summary(v, meta)
 	pl.outputs(map[string]string{
 		"verdict":     map[bool]string{true: "pass", false: "fail"}[v.Pass],
 		"regressions": strconv.Itoa(len(v.Regressions())),
@@ -68,18 +68,23 @@ func (pl *githubPlatform) warn(format string, args ...any) {
 	}
 }
 
-func (pl *githubPlatform) summary(markdown string) {
-	if err := pl.actions.StepSummary(markdown); err != nil && !errors.Is(err, github.ErrNotInActions) {
-		pl.warn("job summary: %v", err)
-	}
-}
-
-func (pl *githubPlatform) summaryRoom() int {
+// summary writes the report to the job summary, with the old inputs the
+// workflow still sets (the summary's, not the pull request's), in the
+// room earlier steps left.
+func (pl *githubPlatform) summary(v gate.Verdict, meta report.Meta) {
+	meta.Deprecated = pl.run.act.Deprecated
 	room, err := pl.actions.SummaryRoom()
 	if err != nil {
-		return github.MaxStepSummary
+		room = github.MaxStepSummary
 	}
-	return room
+	pl.markdown(report.Markdown(v, meta, report.Options{MaxChars: room}))
+}
+
+// markdown appends markdown to the job summary.
+func (pl *githubPlatform) markdown(md string) {
+	if err := pl.actions.StepSummary(md); err != nil && !errors.Is(err, github.ErrNotInActions) {
+		pl.warn("job summary: %v", err)
+	}
 }
 
 func (pl *githubPlatform) outputs(out map[string]string) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,6 +26,7 @@ func (a *app) run(ctx context.Context, dir string) outcome {
 	if baseSHA == headSHA && !a.cfg.AllowSame {
 		return a.failf(ExitUsage, "--base %s and --head %s are the same commit %s: nothing to compare (use --allow-same for an A/A run of a commit against itself)", a.cfg.Base, a.cfg.Head, gitrev.Short(baseSHA))
 	}
+	a.warnUncommitted(ctx, repo, dir, headSHA)
 	return a.measure(ctx, repo, job{
 		base: pipeline.Rev{SHA: baseSHA, Label: a.cfg.Base}, head: pipeline.Rev{SHA: headSHA, Label: a.cfg.Head},
 		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm,
@@ -47,8 +49,11 @@ func (a *app) openRepo(ctx context.Context, dir, where string, refs ...flagRef) 
 		return nil, nil, fmt.Errorf("%s%v", where, err)
 	}
 	repo, err := gitrev.Open(ctx, dir, a.gitOptions()...)
+	if errors.Is(err, gitrev.ErrNotRepository) {
+		return nil, nil, fmt.Errorf("%s%s is not in a git repository: benchgate measures two commits; run it in a clone, or judge benchmark output you have with benchgate compare BASE.txt HEAD.txt", where, dir)
+	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s%s is not in a git repository: %v", where, dir, pipeline.OneLine(err))
+		return nil, nil, fmt.Errorf("%s%s: git: %v", where, dir, pipeline.OneLine(err))
 	}
 	shas := make([]string, len(refs))
 	for i, r := range refs {

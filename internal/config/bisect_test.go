@@ -36,8 +36,8 @@ func TestParseBisectBad(t *testing.T) {
 		{[]string{"bisect", "--good", "a", "--count", "20", "--max-count", "10"}, "--max-count 10 is less than --count 20"},
 		{[]string{"bisect", "--good", "a", "--max-count", "0"}, "--max-count"},
 		{[]string{"bisect", "--good", "a", "--measure", "cycles"}, "--measure"},
-		{[]string{"bisect", "--good", "a", "--max-time", "1m"}, "--max-time"},
-		{[]string{"bisect", "--good", "a", "--shard", "1/2", "--out", "d"}, "--shard"},
+		{[]string{"bisect", "--good", "a", "--max-time", "1m"}, "--max-time does not apply to bisect"},
+		{[]string{"bisect", "--good", "a", "--shard", "1/2", "--out", "d"}, "--shard does not apply to bisect"},
 	} {
 		_, err := Parse(tc.args)
 		var ue *UsageError

@@ -33,7 +33,7 @@ import (
 
 // Config is everything one benchgate invocation needs.
 type Config struct {
-	Command string // "run", "compare", "merge", "demo", "calibrate", "bisect", "history", "gitlab" or "action"
+	Command string // a command of the commands table: "run", "compare", …, "action", "version"
 
 	// What to measure (run).
 	Base, Head string
@@ -119,6 +119,9 @@ type Config struct {
 	// directory, judged with its kept rules as the run judged it.
 	CompareDir string
 
+	// Action holds the settings only the action has (FromInputs).
+	Action Action
+
 	// GitLab is what only benchgate gitlab has (gitlab.go).
 	GitLab GitLabSettings
 }
@@ -203,18 +206,12 @@ func (c *Config) measureConflict() string {
 	return ""
 }
 
-// ledgerConflict checks the ledger flags and --format html against the
-// command, naming the flag.
+// ledgerConflict checks the ledger flags against the command, naming the
+// flag.
 func (c *Config) ledgerConflict(pos []string) error {
 	switch {
-	case c.Format == FormatHTML && c.Command != "history":
-		return usagef("--format html: only history writes a page; %s writes text, markdown or json", c.Command)
-	case c.Record && c.Command != "run":
-		return usagef("--record: only run records into a ledger")
 	case c.Record && c.Ledger == "":
 		return usagef("--record needs --ledger FILE: the ledger to append to")
-	case c.Since != "" && c.Command != "history":
-		return usagef("--since: only history takes it")
 	case c.Command == "history" && c.Ledger == "":
 		return usagef("history needs --ledger FILE: the ledger of paired changes to read")
 	case c.Command == "history" && len(pos) > 0:
@@ -272,38 +269,66 @@ func Defaults() Config {
 	}
 }
 
-// Parse reads args (without the program name).
+// HelpError is a request for help (-h, --help, help): benchgate's, or
+// the command's (UsageOf). It is flag.ErrHelp to errors.Is.
+type HelpError struct{ Command string }
+
+func (e *HelpError) Error() string        { return "help requested" }
+func (e *HelpError) Is(target error) bool { return target == flag.ErrHelp }
+
+// Parse reads args (without the program name). Each command takes its
+// own flags (flagsOf): a flag of another command is refused, naming both.
 func Parse(args []string) (*Config, error) {
 	if len(args) == 0 {
-		return nil, usagef("no command given: want run, compare, merge, demo, calibrate, bisect, history or gitlab (benchgate -h for help)")
+		return nil, usagef("no command given: want %s (benchgate -h for help)", commandNames())
 	}
 	c := Defaults()
 	c.Command = args[0]
 	switch c.Command {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			if _, ok := commandNamed(args[1]); ok {
+				return nil, &HelpError{Command: args[1]}
+			}
+		}
+		return nil, &HelpError{}
+	case "--version", "-version", "version":
+		if len(args) > 1 {
+			if isHelp(args[1]) {
+				return nil, &HelpError{Command: "version"}
+			}
+			return nil, usagef("version takes no arguments; got %q", args[1])
+		}
+		return &Config{Command: "version"}, nil
 	case "action":
 		if len(args) > 1 {
-			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions")
+			if isHelp(args[1]) {
+				return nil, &HelpError{Command: "action"}
+			}
+			return nil, usagef("action takes no arguments: it reads INPUT_* variables as set by GitHub Actions; its flags go in the args input")
 		}
 		return &Config{Command: "action"}, nil
-	case "run", "compare", "merge", "demo", "calibrate", "bisect", "history", "gitlab":
-	case "-h", "-help", "--help", "help":
-		return nil, flag.ErrHelp
-	default:
-		return nil, usagef("unknown command %q: want run, compare, merge, demo, calibrate, bisect, history or gitlab", c.Command)
+	}
+	if _, ok := commandNamed(c.Command); !ok {
+		msg := fmt.Sprintf("unknown command %q: want %s", c.Command, commandNames())
+		if strings.HasPrefix(c.Command, "-") {
+			msg = fmt.Sprintf("%s comes before a command: want %s, then its flags", c.Command, commandNames())
+		}
+		return nil, usagef("%s", msg)
 	}
 	fs := flag.NewFlagSet("benchgate "+c.Command, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	raw := map[string]string{}
-	register(fs, &c, raw)
+	register(fs, flagsOf(c.Command), &c, raw)
 
 	var pos []string
 	rest := args[1:]
 	for {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				return nil, &HelpError{Command: c.Command}
 			}
-			return nil, flagError(err)
+			return nil, flagError(c.Command, err)
 		}
 		rest = fs.Args()
 		if len(rest) == 0 {
@@ -372,9 +397,6 @@ func Parse(args []string) (*Config, error) {
 		if c.Rev == "" {
 			return nil, usagef("--rev must not be empty")
 		}
-		if len(c.Measure) != 1 || c.Measure[0] != LaneTime {
-			return nil, usagef("--measure %s: calibrate measures the noise of the time lane only", strings.Join(c.Measure, ","))
-		}
 		if len(pos) > 0 {
 			c.Packages = pos
 		}
@@ -382,27 +404,39 @@ func Parse(args []string) (*Config, error) {
 		if err := c.bisectFlags(pos); err != nil {
 			return nil, err
 		}
-	case "demo":
-		if len(pos) > 0 {
-			return nil, usagef("demo takes no arguments; got %q", pos[0])
-		}
 	case "gitlab":
 		if err := c.gitlabFlags(pos, raw); err != nil {
 			return nil, err
+		}
+	default:
+		// demo, and a command without arguments of its own.
+		if len(pos) > 0 {
+			return nil, usagef("%s takes no arguments; got %q", c.Command, pos[0])
 		}
 	}
 	return &c, nil
 }
 
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
 // flagError rewrites the flag package's messages to name the flag the way
-// users type it.
-func flagError(err error) error {
+// users type it, and the command: a flag of another command is named as
+// one; an unknown one gets the nearest flag of the command, if one is
+// near.
+func flagError(command string, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return usagef("unknown flag --%s (benchgate -h lists the flags)", name)
+		name = strings.TrimPrefix(name, "-")
+		return usagef("%s", unknownFlag(command, name))
 	}
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return usagef("--%s needs a value", name)
+		return usagef("%s needs a value", dashes(name))
 	}
 	// invalid value "x" for flag -count: reason
 	// invalid boolean value "x" for -confirm: reason
@@ -411,11 +445,38 @@ func flagError(err error) error {
 			if i := strings.Index(rest, p[1]); i >= 0 {
 				val := rest[:i]
 				name, reason, _ := strings.Cut(rest[i+len(p[1]):], ": ")
-				return usagef("--%s %s: %s", name, val, reason)
+				return usagef("%s %s: %s", dashes(name), val, reason)
 			}
 		}
 	}
 	return usagef("%s", msg)
+}
+
+// unknownFlag says why the command does not take --name: it is another
+// command's, or nobody's (with the nearest of the command's flags).
+func unknownFlag(command, name string) string {
+	flagName, _, _ := strings.Cut(name, "=")
+	for _, f := range Flags {
+		if f.Flag != flagName {
+			continue
+		}
+		var others []string
+		for _, o := range f.Commands {
+			if o != "action" {
+				others = append(others, o)
+			}
+		}
+		return fmt.Sprintf("%s does not apply to %s (a flag of %s; benchgate %s -h lists %s's flags)",
+			dashes(flagName), command, strings.Join(others, ", "), command, command)
+	}
+	var names []string
+	for _, f := range flagsOf(command) {
+		names = append(names, f.Flag)
+	}
+	if near := policy.Suggest(flagName, names); near != "" {
+		return fmt.Sprintf("unknown flag %s: did you mean %s? (benchgate %s -h lists its flags)", dashes(flagName), dashes(near), command)
+	}
+	return fmt.Sprintf("unknown flag %s (benchgate %s -h lists its flags)", dashes(flagName), command)
 }
 
 // envList adds the --env names (or NAME=VALUE) in s, separated by commas or
@@ -505,8 +566,22 @@ func estimator(s string, dst *stats.Estimator) error {
 	return oneOf(s, dst, stats.Median, stats.Min, stats.P25, stats.Mean)
 }
 
-func format(s string, dst *Format) error {
-	return oneOf(s, dst, FormatText, FormatMarkdown, FormatJSON, FormatHTML)
+// format reads --format: the values depend on the command (history also
+// writes a page, bisect a table or JSON).
+func format(c *Config, s string) error {
+	switch c.Command {
+	case "history":
+		return oneOf(s, &c.Format, FormatText, FormatMarkdown, FormatJSON, FormatHTML)
+	case "bisect":
+		return oneOf(s, &c.Format, FormatText, FormatJSON)
+	}
+	if err := oneOf(s, &c.Format, FormatText, FormatMarkdown, FormatJSON); err != nil {
+		if strings.TrimSpace(s) == string(FormatHTML) {
+			return fmt.Errorf("%v (html is history's page only)", err)
+		}
+		return err
+	}
+	return nil
 }
 
 func correction(s string, dst *gate.Correction) error {
@@ -660,10 +735,6 @@ func (c *Config) bisectFlags(pos []string) error {
 		return usagef("--resolution must be more than 0%%")
 	case c.MaxCount < c.Count && c.Given["max-count"]:
 		return usagef("--max-count %d is less than --count %d", c.MaxCount, c.Count)
-	case c.MaxTime > 0:
-		return usagef("--max-time: bisect takes --count and --max-count rounds per step")
-	case !c.Shard.IsZero():
-		return usagef("--shard: bisect measures the whole suite")
 	}
 	c.MaxCount = max(c.MaxCount, c.Count)
 	if len(pos) > 0 {

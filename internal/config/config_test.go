@@ -33,11 +33,11 @@ func TestParseGood(t *testing.T) {
 		t.Errorf("Parse (-want +got):\n%s", diff)
 	}
 
-	c, err = Parse([]string{"compare", "old.txt", "new.txt", "--threshold=5", "--benchtime", "1s"})
+	c, err = Parse([]string{"compare", "old.txt", "new.txt", "--threshold=5"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Files != [2]string{"old.txt", "new.txt"} || c.Threshold != 0.05 || c.Benchtime != "1s" {
+	if c.Files != [2]string{"old.txt", "new.txt"} || c.Threshold != 0.05 {
 		t.Errorf("compare: %+v", c)
 	}
 	if c.Timeout != 10*time.Minute || c.Count != 10 || c.Runs != 5 || c.Estimator != "median" {
@@ -61,7 +61,7 @@ func TestParseBad(t *testing.T) {
 		{[]string{"run", "--base", "main", "--measure", ""}, `--measure "": unknown lane ""`},
 		{[]string{"run", "--base", "main", "--measure", "instructions", "--max-time", "5m"}, "--max-time adds timed rounds, and --measure instructions measures no time lane"},
 		{[]string{"run", "--base", "main", "--instructions-threshold", "0.5"}, `--instructions-threshold "0.5": ambiguous`},
-		{[]string{"calibrate", "--measure", "time,instructions"}, "--measure time,instructions: calibrate measures the noise of the time lane only"},
+		{[]string{"calibrate", "--measure", "time,instructions"}, "--measure does not apply to calibrate"},
 		{[]string{"run", "--base", "main", "--count", "-3"}, `--count "-3": must be at least 1`},
 		{[]string{"run", "--base", "main", "--count", "ten"}, `--count "ten": not a whole number`},
 		{[]string{"run", "--base", "main", "--threshold", "abc"}, `--threshold "abc": want a percentage such as 5%`},
@@ -80,11 +80,16 @@ func TestParseBad(t *testing.T) {
 		{[]string{"run", "--base", "main", "--runs", "0"}, `--runs "0": must be at least 1`},
 		{[]string{"run", "--base", "main", "--runs", "five"}, `--runs "five": not a whole number`},
 		{[]string{"run", "--base", "main", "--estimator", "max"}, `--estimator "max": want median, min, p25 or mean`},
-		{[]string{"compare", "a", "b", "--format", "html"}, `--format html: only history writes a page`},
-		{[]string{"compare", "a", "b", "--format", "pdf"}, `--format "pdf": want text, markdown, json or html`},
-		{[]string{"compare", "a", "b", "--record"}, `--record: only run records`},
+		{[]string{"compare", "a", "b", "--format", "html"}, `--format "html": want text, markdown or json (html is history's page only)`},
+		{[]string{"run", "--base", "main", "--format", "html"}, `--format "html": want text, markdown or json (html is history's page only)`},
+		{[]string{"compare", "a", "b", "--format", "pdf"}, `--format "pdf": want text, markdown or json`},
+		{[]string{"history", "--ledger", "l", "--format", "pdf"}, `--format "pdf": want text, markdown, json or html`},
+		{[]string{"bisect", "--good", "a", "--format", "markdown"}, `--format "markdown": want text or json`},
+		{[]string{"compare", "a", "b", "--record"}, `--record does not apply to compare`},
 		{[]string{"run", "--base", "main", "--record"}, `--record needs --ledger FILE`},
-		{[]string{"run", "--base", "main", "--since", "main"}, `--since: only history`},
+		{[]string{"run", "--base", "main", "--since", "main"}, `--since does not apply to run (a flag of history;`},
+		{[]string{"version", "x"}, `version takes no arguments`},
+		{[]string{"action", "--count", "3"}, `action takes no arguments: it reads INPUT_* variables as set by GitHub Actions; its flags go in the args input`},
 		{[]string{"history"}, `history needs --ledger FILE`},
 		{[]string{"history", "--ledger", "l.jsonl", "extra"}, `history takes no arguments`},
 		{[]string{"history", "--ledger", "l.jsonl", "--threshold", "x"}, `--threshold`},
@@ -107,7 +112,7 @@ func TestParseBad(t *testing.T) {
 }
 
 func TestParseHelp(t *testing.T) {
-	for _, args := range [][]string{{"-h"}, {"help"}, {"run", "-h"}} {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"run", "-h"}, {"compare", "a", "--help"}} {
 		if _, err := Parse(args); !errors.Is(err, flag.ErrHelp) {
 			t.Errorf("Parse(%q) = %v, want flag.ErrHelp", args, err)
 		}
@@ -162,24 +167,36 @@ func TestInputEnv(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "input env") {
 		t.Errorf("bad env input: err = %v, want one naming the input", err)
 	}
+	// args sets variables by value only: a variable of the step, named,
+	// could be a secret.
+	c, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_ARGS": "--env 'C=1 2' --env D=x"}))
+	if err != nil || strings.Join(c.Env, "|") != "C=1 2|D=x" {
+		t.Errorf("args --env NAME=VALUE: %q, %v", c.Env, err)
+	}
+	for _, named := range []string{"--env INPUT_TOKEN", "--env A,B"} {
+		_, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_ARGS": named}))
+		if err == nil || !strings.Contains(err.Error(), "input args: --env") || !strings.Contains(err.Error(), "NAME=VALUE only") {
+			t.Errorf("args %s: %v, want a refusal naming --env", named, err)
+		}
+	}
 }
 
 // Every estimator name is accepted by the flag and the input, and both are
 // documented in the usage text.
 func TestRunsAndEstimator(t *testing.T) {
 	for _, e := range []string{"median", "min", "p25", "mean"} {
-		c, err := Parse([]string{"compare", "a.txt", "b.txt", "--estimator", e, "--runs", "3"})
+		c, err := Parse([]string{"run", "--base", "main", "--estimator", e, "--runs", "3"})
 		if err != nil || string(c.Estimator) != e || c.Runs != 3 {
 			t.Errorf("--estimator %s --runs 3: %+v, %v", e, c, err)
 		}
-		c, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_ESTIMATOR": e, "INPUT_RUNS": "3"}))
+		c, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_ARGS": "--estimator " + e + " --runs 3"}))
 		if err != nil || string(c.Estimator) != e || c.Runs != 3 {
-			t.Errorf("inputs estimator %s, runs 3: %+v, %v", e, c, err)
+			t.Errorf("args --estimator %s --runs 3: %+v, %v", e, c, err)
 		}
 	}
 	for _, flag := range []string{"--runs K", "--estimator E"} {
-		if !strings.Contains(Usage, flag) {
-			t.Errorf("usage does not document %s", flag)
+		if !strings.Contains(UsageOf("run"), flag) {
+			t.Errorf("run's help does not document %s", flag)
 		}
 	}
 }
@@ -195,8 +212,8 @@ func TestParseFormat(t *testing.T) {
 	if c, err := Parse([]string{"compare", "a.txt", "b.txt"}); err != nil || c.Format != "text" {
 		t.Errorf("default format: %+v, %v", c, err)
 	}
-	if !strings.Contains(Usage, "--format F") {
-		t.Errorf("Usage lacks --format")
+	if !strings.Contains(UsageOf("compare"), "--format F") {
+		t.Errorf("compare's help lacks --format")
 	}
 }
 

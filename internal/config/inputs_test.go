@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,29 +15,68 @@ func getenvFrom(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// runnerEnv is what the runner passes: every input of action.yml, the
+// workflow's value or else the default, and the workflow's other with:
+// keys as they are (the old inputs).
+func runnerEnv(with map[string]string) func(string) string {
+	env := map[string]string{}
+	for _, in := range Inputs {
+		env[InputEnv(in.Name)] = in.Default
+	}
+	for k, v := range with {
+		env[InputEnv(k)] = v
+	}
+	return getenvFrom(env)
+}
+
+// The action has at most 15 inputs, the dozen a workflow author sets and
+// args; the rest are flags of args.
+func TestAtMost15Inputs(t *testing.T) {
+	var names []string
+	for _, in := range Inputs {
+		names = append(names, in.Name)
+	}
+	if len(names) > 15 || !slices.Contains(names, "args") {
+		t.Errorf("%d inputs %q: want at most 15, with args", len(names), names)
+	}
+	for _, want := range []string{"token", "working-directory", "packages", "bench", "threshold", "comment", "accept-label", "history"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("no input %s", want)
+		}
+	}
+	// A default that benchgate has is written in action.yml.
+	for _, s := range Settings {
+		if s.Input != "" && s.Flag != "" && s.InputDefault != s.Default {
+			t.Errorf("input %s: action.yml says %q, benchgate's default is %q", s.Input, s.InputDefault, s.Default)
+		}
+	}
+}
+
 func TestFromInputsDefaults(t *testing.T) {
-	c, a, err := FromInputs(getenvFrom(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Defaults()
-	want.Command = "action"
-	want.Head = ""
-	want.Format = "markdown"
-	if diff := cmp.Diff(&want, c); diff != "" {
-		t.Errorf("config (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff(&Action{Comment: "always", CommentKey: "benchgate", WorkingDirectory: ".", Mode: "gate", HistoryBranch: "benchgate-data"}, a); diff != "" {
-		t.Errorf("action (-want +got):\n%s", diff)
+	for name, getenv := range map[string]func(string) string{"nothing set": getenvFrom(nil), "as the runner sets them": runnerEnv(nil)} {
+		c, a, err := FromInputs(getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Defaults()
+		want.Command = "action"
+		want.Head = ""
+		want.Format = "markdown"
+		want.Action = Action{Comment: "always", CommentKey: "benchgate", WorkingDirectory: ".", Mode: "gate"}
+		if diff := cmp.Diff(&want, c); diff != "" {
+			t.Errorf("%s: config (-want +got):\n%s", name, diff)
+		}
+		if a != &c.Action {
+			t.Errorf("the Action is not the Config's")
+		}
 	}
 }
 
 func TestFromInputs(t *testing.T) {
-	c, a, err := FromInputs(getenvFrom(map[string]string{
-		"INPUT_PACKAGES": "./a/... ./b", "INPUT_COUNT": "12", "INPUT_THRESHOLD": "3%",
-		"INPUT_COMMENT-KEY": "linux-amd64", "INPUT_COMMENT": "on-change", "INPUT_TOKEN": "t",
-		"INPUT_ALLOW-PULL-REQUEST-TARGET": "true", "INPUT_MAX-TIME": "20m", "INPUT_CONFIRM": "false",
-		"INPUT_CORRECTION": "bh", "INPUT_MODE": "calibrate", "INPUT_CPU": "1,4",
+	c, a, err := FromInputs(runnerEnv(map[string]string{
+		"packages": "./a/... ./b", "threshold": "3%", "comment": "on-change", "token": "t", "mode": "calibrate",
+		"history": "perf/ledger", "allow-privileged-events": "true",
+		"args": "--count 12 --comment-key linux-amd64\n--max-time 20m --confirm=false\t--correction bh --cpu 1,4",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -45,26 +85,30 @@ func TestFromInputs(t *testing.T) {
 		!cmp.Equal(c.Packages, []string{"./a/...", "./b"}) || !cmp.Equal(c.CPU, []int{1, 4}) {
 		t.Errorf("config: %+v", c)
 	}
-	if a.CommentKey != "linux-amd64" || a.Comment != "on-change" || !a.AllowPrivilegedEvents || a.Mode != "calibrate" {
+	if a.CommentKey != "linux-amd64" || a.Comment != "on-change" || !a.AllowPrivilegedEvents || a.Mode != "calibrate" ||
+		!a.History || a.HistoryBranch != "perf/ledger" || len(a.Deprecated) != 0 {
 		t.Errorf("action: %+v", a)
+	}
+	for _, bad := range []string{"a b", "-x", "a..b", "x.lock", "a:b", "a/", "a@{1}"} {
+		_, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_HISTORY": bad}))
+		if err == nil || !strings.Contains(err.Error(), "input history: ") || !strings.Contains(err.Error(), "not a valid branch name") {
+			t.Errorf("history %q: %v, want an error naming the input", bad, err)
+		}
 	}
 }
 
-// allow-pull-request-target is the old name of allow-privileged-events; the
-// token input is read only when publishing, so FromInputs does not keep it;
-// comment-author takes a login or an app's bot.
+// comment-author takes a login or an app's bot; the token input is read
+// only when publishing, so FromInputs does not keep it.
 func TestFromInputsActionSettings(t *testing.T) {
 	tests := []struct {
 		env  map[string]string
 		want Action
 	}{
 		{map[string]string{"INPUT_ALLOW-PRIVILEGED-EVENTS": "true"}, Action{AllowPrivilegedEvents: true}},
-		{map[string]string{"INPUT_ALLOW-PULL-REQUEST-TARGET": "true"}, Action{AllowPrivilegedEvents: true}},
-		{map[string]string{"INPUT_ALLOW-PULL-REQUEST-TARGET": "true", "INPUT_ALLOW-PRIVILEGED-EVENTS": "false"}, Action{AllowPrivilegedEvents: true}},
-		{map[string]string{"INPUT_ALLOW-PULL-REQUEST-TARGET": "false", "INPUT_ALLOW-PRIVILEGED-EVENTS": "false"}, Action{}},
 		{map[string]string{"INPUT_COMMENT-AUTHOR": "my-app[bot]", "INPUT_TOKEN": "ghp_x"}, Action{CommentAuthor: "my-app[bot]"}},
 		{map[string]string{"INPUT_COMMENT-AUTHOR": " octo-cat "}, Action{CommentAuthor: "octo-cat"}},
-		{map[string]string{"INPUT_HISTORY": "true", "INPUT_HISTORY-BRANCH": "perf/ledger"}, Action{History: true, HistoryBranch: "perf/ledger"}},
+		{map[string]string{"INPUT_HISTORY": "benchgate-data"}, Action{History: true, HistoryBranch: "benchgate-data"}},
+		{map[string]string{"INPUT_PR-NUMBER": "12"}, Action{PRNumber: 12}},
 	}
 	for _, tt := range tests {
 		_, a, err := FromInputs(getenvFrom(tt.env))
@@ -73,21 +117,9 @@ func TestFromInputsActionSettings(t *testing.T) {
 			continue
 		}
 		tt.want.Comment, tt.want.CommentKey, tt.want.WorkingDirectory, tt.want.Mode = "always", "benchgate", ".", "gate"
-		if tt.want.HistoryBranch == "" {
-			tt.want.HistoryBranch = "benchgate-data"
-		}
 		if diff := cmp.Diff(&tt.want, a); diff != "" {
 			t.Errorf("%v: action (-want +got):\n%s", tt.env, diff)
 		}
-	}
-	for _, bad := range []string{"a b", "-x", "a..b", "x.lock", "a:b", "a/", "a@{1}"} {
-		_, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_HISTORY-BRANCH": bad}))
-		if err == nil || !strings.Contains(err.Error(), "input history-branch") {
-			t.Errorf("history-branch %q: %v, want an error naming the input", bad, err)
-		}
-	}
-	if _, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_HISTORY": "yes"})); err == nil || !strings.Contains(err.Error(), "input history") {
-		t.Errorf("history yes: %v, want an error naming the input", err)
 	}
 	for _, bad := range []string{"a--b", "-a", "a-", "[bot]", "a[bot][bot]", "x/y", strings.Repeat("a", 40)} {
 		if _, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_COMMENT-AUTHOR": bad})); err == nil {
@@ -97,42 +129,74 @@ func TestFromInputsActionSettings(t *testing.T) {
 }
 
 func TestFromInputsBad(t *testing.T) {
-	for env, want := range map[string]string{
-		"INPUT_COUNT":                     `input count: "0": must be at least 1`,
-		"INPUT_THRESHOLD":                 `input threshold: "abc": want a percentage`,
-		"INPUT_ALPHA":                     `input alpha: "1.5": must be between 0 and 1`,
-		"INPUT_COMMENT":                   `input comment: "sometimes": want always, on-change or never`,
-		"INPUT_COMMENT-KEY":               `input comment-key: "a b": want letters`,
-		"INPUT_FAIL-ON":                   `input fail-on: "speed": unknown kind "speed"`,
-		"INPUT_ALLOW-PULL-REQUEST-TARGET": `input allow-pull-request-target: "yes please": want true or false`,
-		"INPUT_ALLOW-PRIVILEGED-EVENTS":   `input allow-privileged-events: "1 please": want true or false`,
-		"INPUT_COMMENT-AUTHOR":            `input comment-author: "@mona": want a GitHub login, or an app's "NAME[bot]"`,
-		"INPUT_BENCH":                     `input bench: "(": `,
-		"INPUT_PACKAGES":                  `input packages: "-exec=x": package pattern "-exec=x" looks like a flag`,
-		"INPUT_CORRECTION":                `input correction: "bonferroni": want holm, bh or none`,
-		"INPUT_MODE":                      `input mode: "fast": want gate, calibrate or merge`,
-		"INPUT_RUNS":                      `input runs: "0": must be at least 1`,
-		"INPUT_ESTIMATOR":                 `input estimator: "max": want median, min, p25 or mean`,
-		"INPUT_MEASURE":                   `input measure: "cycles": unknown lane "cycles"`,
-		"INPUT_INSTRUCTIONS-THRESHOLD":    `input instructions-threshold: "x": want a percentage`,
+	for _, tc := range []struct{ env, val, want string }{
+		{"INPUT_THRESHOLD", "abc", `input threshold: "abc": want a percentage`},
+		{"INPUT_COMMENT", "sometimes", `input comment: "sometimes": want always, on-change or never`},
+		{"INPUT_ALLOW-PRIVILEGED-EVENTS", "1 please", `input allow-privileged-events: "1 please": want true or false`},
+		{"INPUT_ACCEPT-TRAILERS", "on", `input accept-trailers: "on": want true or false`},
+		{"INPUT_COMMENT-AUTHOR", "@mona", `input comment-author: "@mona": want a GitHub login, or an app's "NAME[bot]"`},
+		{"INPUT_BENCH", "(", `input bench: "(": `},
+		{"INPUT_PACKAGES", "-exec=x", `input packages: "-exec=x": package pattern "-exec=x" looks like a flag`},
+		{"INPUT_MODE", "fast", `input mode: "fast": want gate, calibrate or merge`},
+		{"INPUT_PR-NUMBER", "seven", `input pr-number: "seven": want a pull request number`},
+		{"INPUT_ARGS", "--count 0", `input args: --count "0": must be at least 1`},
+		{"INPUT_ARGS", "--comment-key 'a b'", `input args: --comment-key "a b": want letters`},
+		{"INPUT_ARGS", "--fail-on speed", `input args: --fail-on "speed": unknown kind "speed"`},
+		{"INPUT_ARGS", "--measure cycles", `input args: --measure "cycles": unknown lane "cycles"`},
+		{"INPUT_ARGS", "--measure instructions --max-time 10m", `input args: --max-time adds timed rounds, and --measure instructions measures no time lane`},
+		// What args refuses, in one line naming the flag.
+		{"INPUT_ARGS", "--treshold 5%", `input args: unknown flag --treshold: did you mean --threshold? (benchgate action -h lists the flags args takes)`},
+		{"INPUT_ARGS", "--accept-trailers", `input args: --accept-trailers is a trust setting: set it with the input accept-trailers`},
+		{"INPUT_ARGS", "--allow-privileged-events", `input args: --allow-privileged-events is not a flag: set it with the input allow-privileged-events`},
+		{"INPUT_ARGS", "--accept-label=ok", `input args: --accept-label is not a flag: set it with the input accept-label`},
+		{"INPUT_ARGS", "--pr-number 3", `input args: --pr-number is not a flag: set it with the input pr-number`},
+		{"INPUT_ARGS", "-C sub", `input args: -C does not apply in the action: use the working-directory input`},
+		{"INPUT_ARGS", "--json r.json", `input args: --json does not apply in the action: it writes the job summary, the comment and benchgate-report.json`},
+		{"INPUT_ARGS", "--record", `input args: --record does not apply in the action: the history input keeps the ledger`},
+		{"INPUT_ARGS", "--accept Encode", `input args: --accept does not apply in the action`},
+		{"INPUT_ARGS", "--good v1", `input args: --good does not apply in the action (a flag of bisect)`},
+		{"INPUT_ARGS", "./...", `input args: "./..." is not a flag: args takes flags only`},
+		{"INPUT_ARGS", "--bench 'A", `input args: a ' quote is not closed`},
+		{"INPUT_ARGS", `--bench "A`, `input args: a " quote is not closed`},
+		{"INPUT_ARGS", "--bench $BENCH", `input args: $B… would be expanded by a shell; args expands nothing`},
+		{"INPUT_ARGS", "--bench \"$(touch x)\"", `input args: $(… would be expanded by a shell`},
+		{"INPUT_ARGS", "--bench `touch x`", "input args: ` would run a command in a shell; args runs nothing"},
+		{"INPUT_ARGS", "--count", `input args: --count needs a value`},
 	} {
-		val := map[string]string{
-			"INPUT_COUNT": "0", "INPUT_THRESHOLD": "abc", "INPUT_ALPHA": "1.5", "INPUT_COMMENT": "sometimes",
-			"INPUT_COMMENT-KEY": "a b", "INPUT_FAIL-ON": "speed", "INPUT_ALLOW-PULL-REQUEST-TARGET": "yes please",
-			"INPUT_BENCH": "(", "INPUT_PACKAGES": "-exec=x", "INPUT_CORRECTION": "bonferroni", "INPUT_MODE": "fast",
-			"INPUT_ALLOW-PRIVILEGED-EVENTS": "1 please", "INPUT_COMMENT-AUTHOR": "@mona",
-			"INPUT_RUNS": "0", "INPUT_ESTIMATOR": "max", "INPUT_MEASURE": "cycles", "INPUT_INSTRUCTIONS-THRESHOLD": "x",
-		}[env]
-		_, _, err := FromInputs(getenvFrom(map[string]string{env: val}))
+		_, _, err := FromInputs(getenvFrom(map[string]string{tc.env: tc.val}))
 		var ue *UsageError
-		if !errors.As(err, &ue) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s=%q: err = %v, want a UsageError containing %q", env, val, err, want)
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s=%q: err = %v, want one usage line containing %q", tc.env, tc.val, err, tc.want)
+		}
+	}
+}
+
+// SplitArgs splits as a shell does, quotes and comments included, and
+// expands nothing.
+func TestSplitArgs(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":                                   nil,
+		"  \n\t ":                            nil,
+		"--count 5 --bench 'A|B'":            {"--count", "5", "--bench", "A|B"},
+		`--bench "Encode$" --env 'X=a b'`:    {"--bench", "Encode$", "--env", "X=a b"},
+		`--bench ^Foo$|Bar\ Baz`:             {"--bench", "^Foo$|Bar Baz"},
+		`--env "A=say \"hi\"" --env B=\$x`:   {"--env", `A=say "hi"`, "--env", "B=$x"},
+		"--count 5 # rounds\n--benchtime 1s": {"--count", "5", "--benchtime", "1s"},
+		"--bench a#b":                        {"--bench", "a#b"},
+		"--env 'A=$HOME'":                    {"--env", "A=$HOME"},
+		"--bench ''":                         {"--bench", ""},
+		"--count \\\n5":                      {"--count", "5"},
+	} {
+		got, err := SplitArgs(in)
+		if err != nil || !cmp.Equal(got, want) {
+			t.Errorf("SplitArgs(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }
 
 // An input refuses a bad value in its flag's words: `input NAME: "VALUE":`
-// then what --NAME says after `--NAME "VALUE":`.
+// or `input args: --NAME "VALUE":` then what --NAME says after `--NAME
+// "VALUE":`.
 func TestInputErrorsAreFlagErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, value, want string
@@ -157,20 +221,28 @@ func TestInputErrorsAreFlagErrors(t *testing.T) {
 		{"bench", "(", "invalid regular expression: missing closing ): `(`"},
 		{"packages", "affected ./x", "affected cannot be combined with package patterns"},
 		{"export", "csv=x.csv", ""},
-		{"env", "BAD-NAME", ""},
+		{"env", "BAD-NAME=1", ""},
 	} {
 		var flag *Setting
-		for i, s := range Settings {
-			if s.Input == tc.name {
-				flag = &Settings[i]
+		for i, s := range Flags {
+			if s.Flag == tc.name {
+				flag = &Flags[i]
 			}
 		}
-		if flag == nil || flag.Flag == "" {
-			t.Errorf("input %s has no flag", tc.name)
+		if flag == nil {
+			t.Errorf("no flag %s", tc.name)
 			continue
 		}
 		_, ferr := Parse([]string{"run", "--base", "main", "--" + flag.Flag + "=" + tc.value})
-		_, _, ierr := FromInputs(getenvFrom(map[string]string{InputEnv(tc.name): tc.value}))
+		var ierr error
+		want := ""
+		if flag.Input != "" {
+			_, _, ierr = FromInputs(getenvFrom(map[string]string{InputEnv(flag.Input): tc.value}))
+			want = fmt.Sprintf("input %s: %q: ", flag.Input, tc.value)
+		} else {
+			_, _, ierr = FromInputs(getenvFrom(map[string]string{"INPUT_ARGS": "--" + flag.Flag + "=" + shellQuote(tc.value)}))
+			want = fmt.Sprintf("input args: --%s %q: ", flag.Flag, tc.value)
+		}
 		if ferr == nil || ierr == nil {
 			t.Errorf("%s %q: flag error %v, input error %v", tc.name, tc.value, ferr, ierr)
 			continue
@@ -179,7 +251,7 @@ func TestInputErrorsAreFlagErrors(t *testing.T) {
 		if !ok || tc.want != "" && reason != tc.want {
 			t.Errorf("%s %q: flag error %q, want --%s %q: %s", tc.name, tc.value, ferr, flag.Flag, tc.value, tc.want)
 		}
-		if want := fmt.Sprintf("input %s: %q: %s", tc.name, tc.value, reason); ierr.Error() != want {
+		if want += reason; ierr.Error() != want {
 			t.Errorf("input error %q, want %q", ierr, want)
 		}
 		var ue *UsageError
@@ -189,65 +261,123 @@ func TestInputErrorsAreFlagErrors(t *testing.T) {
 	}
 }
 
-// Every input that shares a flag is read by the flag's parser: what the
-// input sets is what the flag sets.
-func TestInputsSetWhatFlagsSet(t *testing.T) {
+// Every flag args takes is read by the flag's parser: what args sets is
+// what the flag sets. The old inputs of the same names set the same, and
+// each says what replaces it.
+func TestArgsSetWhatFlagsSet(t *testing.T) {
 	for _, tc := range []struct{ name, value string }{
 		{"confirm", "false"}, {"explain", "false"}, {"pin", "true"}, {"count", "7"}, {"benchtime", "3x"},
-		{"seed", "42"}, {"cpu", "1,4"}, {"packages", "affected"}, {"packages", "./a ./b"},
-		{"env", "A\nB=c d"}, {"export", "bencher=a.json\ngab=b.json"}, {"measure", "time,instructions"},
-		{"bench", "Encode"}, {"shard", "2/3"}, {"max-time", "20m"}, {"policy", "ci/b.yml"},
+		{"seed", "42"}, {"cpu", "1,4"}, {"packages", "affected"}, {"packages", "./a,./b"},
+		{"env", "B=c d"}, {"export", "bencher=a.json"}, {"measure", "time,instructions"},
+		{"bench", "Encode|Decode"}, {"shard", "2/3"}, {"max-time", "20m"}, {"policy", "ci/b.yml"}, {"fail-on", "allocs"},
+		{"alpha", "0.05"}, {"instructions-threshold", "2%"}, {"base", "main"},
 	} {
-		value := strings.ReplaceAll(tc.value, `\n`, "\n")
-		flag := ""
-		for _, s := range Settings {
-			if s.Input == tc.name {
-				flag = s.Flag
-			}
-		}
-		args := []string{"run", "--base", "main", "--out", "o"}
-		for _, v := range strings.Split(value, "\n") {
-			args = append(args, "--"+flag+"="+v)
-		}
-		want, err := Parse(args)
+		want, err := Parse([]string{"run", "--base", "main", "--out", "o", "--" + tc.name + "=" + tc.value})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_BASE": "main", InputEnv(tc.name): value}))
+		got, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_ARGS": "--base main --" + tc.name + "=" + shellQuote(tc.value)}))
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("args --%s=%s: %v", tc.name, tc.value, err)
 		}
-		// What the input and the flag share, apart from how they were given.
-		want.Command, want.Head, want.Format, want.Out, want.Given, got.Given = got.Command, got.Head, got.Format, got.Out, nil, nil
+		// What args and the flag share, apart from how they were given.
+		want.Command, want.Head, want.Format, want.Out, want.Given, want.Action, got.Given = got.Command, got.Head, got.Format, got.Out, nil, got.Action, nil
 		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("input %s %q (-flag +input):\n%s", tc.name, value, diff)
+			t.Errorf("args --%s %q (-flag +args):\n%s", tc.name, tc.value, diff)
+		}
+		if slices.ContainsFunc(Settings, func(s Setting) bool { return s.Input == tc.name }) || tc.name == "base" {
+			continue
+		}
+		old, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_BASE": "main", InputEnv(tc.name): tc.value}))
+		if err != nil {
+			t.Fatalf("old input %s: %v", tc.name, err)
+		}
+		dep := old.Action.Deprecated
+		old.Given, old.Action = nil, got.Action
+		if diff := cmp.Diff(got, old); diff != "" {
+			t.Errorf("old input %s %q (-args +input):\n%s", tc.name, tc.value, diff)
+		}
+		if want := []DeprecatedInput{{Input: tc.name, Use: "args: --" + tc.name + spelled(tc.name, tc.value)}}; !cmp.Equal(dep[max(0, len(dep)-1):], want) {
+			t.Errorf("old input %s: deprecated %+v, want %+v", tc.name, dep, want)
 		}
 	}
 }
 
-// The measure and instructions-threshold inputs set the lanes; fail-on
-// given (even with its default's value) is explicit; max-time needs the
-// time lane.
-func TestFromInputsMeasure(t *testing.T) {
-	c, _, err := FromInputs(getenvFrom(map[string]string{"INPUT_MEASURE": "time,instructions", "INPUT_INSTRUCTIONS-THRESHOLD": "2%"}))
-	if err != nil || !cmp.Equal(c.Measure, []string{"time", "instructions"}) || c.InstructionsThreshold != 0.02 || c.Given["fail-on"] {
-		t.Errorf("measure inputs: %+v, %v", c, err)
+func spelled(name, v string) string {
+	for _, f := range Flags {
+		if f.Flag == name && f.Arg == "" {
+			return "=" + v
+		}
 	}
-	c, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_FAIL-ON": "time,allocs,bytes,failure"}))
-	if err != nil || !c.Given["fail-on"] {
-		t.Errorf("fail-on given: set = %v, %v", c != nil && c.Given["fail-on"], err)
+	return " " + shellQuote(v)
+}
+
+// The old inputs keep working for one release, each listed with what
+// replaces it: history: true with history-branch becomes history: NAME,
+// allow-pull-request-target becomes allow-privileged-events.
+func TestDeprecatedInputs(t *testing.T) {
+	for _, tc := range []struct {
+		with        map[string]string
+		history     string
+		privileged  bool
+		commentKey  string
+		deprecated  []DeprecatedInput
+		count       int
+		thresholdBy string
+	}{
+		{with: map[string]string{"history": "true"}, history: "benchgate-data",
+			deprecated: []DeprecatedInput{{Input: "history", Use: "history: benchgate-data"}}},
+		{with: map[string]string{"history": "true", "history-branch": "perf/ledger"}, history: "perf/ledger",
+			deprecated: []DeprecatedInput{{Input: "history", Use: "history: perf/ledger"}}},
+		{with: map[string]string{"history": "false", "history-branch": "x"},
+			deprecated: []DeprecatedInput{{Input: "history", Use: "no history input (no history is the default)"}}},
+		{with: map[string]string{"history-branch": "x"},
+			deprecated: []DeprecatedInput{{Input: "history-branch", Use: "history: x"}}},
+		{with: map[string]string{"allow-pull-request-target": "true"}, privileged: true,
+			deprecated: []DeprecatedInput{{Input: "allow-pull-request-target", Use: "allow-privileged-events: true"}}},
+		{with: map[string]string{"allow-pull-request-target": "true", "allow-privileged-events": "false"}, privileged: true,
+			deprecated: []DeprecatedInput{{Input: "allow-pull-request-target", Use: "allow-privileged-events: true"}}},
+		{with: map[string]string{"comment-key": "linux", "count": "12"}, commentKey: "linux", count: 12,
+			deprecated: []DeprecatedInput{{Input: "comment-key", Use: "args: --comment-key linux"}, {Input: "count", Use: "args: --count 12"}}},
+	} {
+		c, a, err := FromInputs(runnerEnv(tc.with))
+		if err != nil {
+			t.Errorf("%v: %v", tc.with, err)
+			continue
+		}
+		if a.History != (tc.history != "") || a.HistoryBranch != tc.history || a.AllowPrivilegedEvents != tc.privileged ||
+			a.CommentKey != cmpOr(tc.commentKey, "benchgate") || c.Count != max(tc.count, 10) {
+			t.Errorf("%v: action %+v, count %d", tc.with, a, c.Count)
+		}
+		if diff := cmp.Diff(tc.deprecated, a.Deprecated); diff != "" {
+			t.Errorf("%v: deprecated (-want +got):\n%s", tc.with, diff)
+		}
 	}
-	_, _, err = FromInputs(getenvFrom(map[string]string{"INPUT_MEASURE": "instructions", "INPUT_MAX-TIME": "10m"}))
-	if err == nil || !strings.Contains(err.Error(), "inputs measure and max-time: --max-time adds timed rounds") {
-		t.Errorf("measure instructions with max-time: %v", err)
+	// An old input and args both setting one flag: refused, naming both.
+	_, _, err := FromInputs(runnerEnv(map[string]string{"count": "5", "args": "--count 7"}))
+	if err == nil || err.Error() != "input args: --count: input count sets it already; give it once" {
+		t.Errorf("count twice: %v", err)
+	}
+	// So is a named input set away from its default, and args.
+	_, _, err = FromInputs(runnerEnv(map[string]string{"bench": "Encode", "args": "--bench Decode"}))
+	if err == nil || err.Error() != "input args: --bench: input bench sets it already; give it once" {
+		t.Errorf("bench twice: %v", err)
+	}
+	// At its default, args sets it.
+	c, _, err := FromInputs(runnerEnv(map[string]string{"args": "--bench Decode"}))
+	if err != nil || c.Bench != "Decode" {
+		t.Errorf("args --bench with the bench input at its default: %q, %v", c.Bench, err)
+	}
+	if _, _, err := FromInputs(runnerEnv(map[string]string{"history-branch": "a b"})); err == nil || !strings.Contains(err.Error(), `input history-branch: "a b": not a valid branch name`) {
+		t.Errorf("bad history-branch: %v", err)
 	}
 }
 
-// TestInputsGiven tells an input the workflow set from one left out, so
-// that only the first overrides the policy file's top level.
+// TestInputsGiven tells an input the workflow set from one left at its
+// default, so that only the first overrides the policy file's top level;
+// a flag of args is given.
 func TestInputsGiven(t *testing.T) {
-	env := map[string]string{"INPUT_THRESHOLD": "7%", "INPUT_ALPHA": "", "INPUT_POLICY": "ci/bench.yml", "INPUT_ACCEPT-LABEL": "slower-on-purpose"}
-	c, a, err := FromInputs(func(k string) string { return env[k] })
+	c, a, err := FromInputs(runnerEnv(map[string]string{"threshold": "7%", "accept-label": "slower-on-purpose", "args": "--policy ci/bench.yml"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,17 +387,14 @@ func TestInputsGiven(t *testing.T) {
 	if c.Given["alpha"] || c.Alpha != 0.01 || c.Given["fail-on"] {
 		t.Errorf("alpha and fail-on left out: given %v %v, alpha %v", c.Given["alpha"], c.Given["fail-on"], c.Alpha)
 	}
-	if c.Policy != "ci/bench.yml" || a.AcceptLabel != "slower-on-purpose" {
-		t.Errorf("policy %q, accept-label %q", c.Policy, a.AcceptLabel)
+	if c.Policy != "ci/bench.yml" || !c.Given["policy"] || a.AcceptLabel != "slower-on-purpose" {
+		t.Errorf("policy %q (given %v), accept-label %q", c.Policy, c.Given["policy"], a.AcceptLabel)
 	}
-	// As the runner passes action.yml's defaults: the policy input is
-	// empty, so a missing .benchgate.yml is no error.
-	defaults := map[string]string{}
-	for _, in := range Inputs {
-		defaults[InputEnv(in.Name)] = in.Default
-	}
-	c, _, err = FromInputs(func(k string) string { return defaults[k] })
-	if err != nil || c.Policy != ".benchgate.yml" || c.Given["policy"] || c.Given["threshold"] {
+	// As the runner passes action.yml's defaults: threshold at 5% leaves
+	// the policy file's in force; no policy given, so a missing
+	// .benchgate.yml is no error.
+	c, _, err = FromInputs(runnerEnv(nil))
+	if err != nil || c.Policy != ".benchgate.yml" || c.Given["policy"] || c.Given["threshold"] || c.Threshold != 0.05 {
 		t.Errorf("defaults: policy %q given %v, %v", c.Policy, c.Given, err)
 	}
 	// The pull request's author writes the trailers: they accept nothing
@@ -275,9 +402,12 @@ func TestInputsGiven(t *testing.T) {
 	if c.AcceptTrailers {
 		t.Errorf("defaults: accept-trailers is on")
 	}
-	defaults[InputEnv("accept-trailers")] = "true"
-	if c, _, err = FromInputs(func(k string) string { return defaults[k] }); err != nil || !c.AcceptTrailers {
+	if c, _, err = FromInputs(runnerEnv(map[string]string{"accept-trailers": "true"})); err != nil || !c.AcceptTrailers {
 		t.Errorf("accept-trailers: true: %v, %v", c.AcceptTrailers, err)
+	}
+	c, _, err = FromInputs(runnerEnv(map[string]string{"args": "--fail-on time,allocs,bytes,failure"}))
+	if err != nil || !c.Given["fail-on"] {
+		t.Errorf("fail-on in args: given = %v, %v", c != nil && c.Given["fail-on"], err)
 	}
 }
 

@@ -18,9 +18,11 @@ func Reference() []byte {
 
 <!-- Generated from internal/config/settings.go by go generate ./internal/config. Do not edit. -->
 
-` + "`benchgate -h`" + ` prints the same flags. A flag may come before, after or between
-the positional arguments, with one or two dashes; a boolean flag is given
-alone (` + "`--pin`" + `) or with a value (` + "`--confirm=false`" + `).
+` + "`benchgate COMMAND -h`" + ` prints a command's flags, grouped, with their defaults;
+` + "`benchgate -h`" + ` the commands. A command refuses a flag it does not take, naming
+it. A flag may come before, after or between the positional arguments, with
+one or two dashes; a boolean flag is given alone (` + "`--pin`" + `) or with a value
+(` + "`--confirm=false`" + `).
 
 ## Commands
 
@@ -29,42 +31,53 @@ alone (` + "`--pin`" + `) or with a value (` + "`--confirm=false`" + `).
 `)
 	for _, c := range commands {
 		var names []string
-		for _, f := range Flags {
-			if slices.Contains(f.Commands, c.name) {
-				names = append(names, "`"+dashes(f.Flag)+"`")
+		for _, f := range flagsOf(c.name) {
+			if c.name == "action" && (f.Input != "" || f.Trust) {
+				continue
 			}
+			names = append(names, "`"+dashes(f.Flag)+"`")
 		}
 		flags := strings.Join(names, ", ")
 		switch {
 		case c.name == "action":
-			flags = "none: the [inputs](#action-inputs)"
+			flags = "none on its command line: the [inputs](#action-inputs); the `args` input takes " + flags
 		case flags == "":
 			flags = "none"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", c.synopsis, cell(c.help), flags)
+		var syn []string
+		for _, s := range c.synopses {
+			syn = append(syn, "`"+s+"`")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(strings.Join(syn, " or ")), cell(c.help), flags)
 	}
 
 	b.WriteString(`
 ## Flags
 
-| flag | meaning | default | commands | action input |
+| flag | meaning | default | commands | in the action |
 |---|---|---|---|---|
 `)
 	for _, f := range Flags {
-		input := ""
-		if f.Input != "" {
-			input = "`" + f.Input + "`"
+		in := ""
+		switch {
+		case f.Input != "":
+			in = "input `" + f.Input + "`"
+		case f.appliesTo("action"):
+			in = "`args`"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Spelling(), cell(f.Help), code(f.Default), strings.Join(f.Commands, ", "), input)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Spelling(), cell(f.Help), code(f.Default), strings.Join(slices.DeleteFunc(slices.Clone(f.Commands), func(c string) bool { return c == "action" }), ", "), in)
 	}
 
 	b.WriteString(`
 ## Action inputs
 
 The runner passes every input to the container as ` + "`INPUT_<NAME>`" + ` (upper case,
-hyphens kept: ` + "`INPUT_COMMENT-KEY`" + `); an input the workflow leaves out has the
+hyphens kept: ` + "`INPUT_ACCEPT-LABEL`" + `); an input the workflow leaves out has the
 default below. An input refuses a value in its flag's words:
-` + "`input count: \"0\": must be at least 1`" + `.
+` + "`input threshold: \"0.05\": ambiguous: …`" + `. Every other flag the action takes
+goes in ` + "`args`" + `, as on the command line; the settings marked *trust* decide
+whom benchgate trusts or where its token writes, and are read from their
+input only, never from ` + "`args`" + `.
 
 | input | meaning | default | flag |
 |---|---|---|---|
@@ -77,8 +90,42 @@ default below. An input refuses a value in its flag's words:
 		if s.Flag != "" {
 			flag = "`" + dashes(s.Flag) + "`"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Input, cell(s.InputHelp()), code(s.InputDefault), flag)
+		help := cell(s.InputHelp())
+		if s.Trust {
+			help += " *Trust: this input only, never args.*"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", s.Input, help, code(s.InputDefault), flag)
 	}
+
+	b.WriteString(`
+### Old inputs
+
+The inputs of the last release that are now flags of ` + "`args`" + ` (or one input
+instead of two) are still read, for one release: the job summary and the log
+say what replaces each.
+
+| old input | now |
+|---|---|
+`)
+	// The old inputs that the policy file's top level also sets.
+	inPolicy := map[string]string{"alpha": "alpha: P", "fail-on": "fail-on: LIST", "instructions-threshold": "instructions: {threshold: PCT}"}
+	for _, s := range Settings {
+		if s.Input == "" && s.appliesTo("action") {
+			now := "`args: " + s.Spelling() + "`"
+			switch {
+			case s.Arg == "":
+				now = "`args: --" + s.Flag + "=true|false`"
+			case s.Flag == "env":
+				now = "`args: --env NAME=VALUE`"
+			}
+			if k, ok := inPolicy[s.Flag]; ok {
+				now += ", or `" + k + "` in .benchgate.yml"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s |\n", s.Flag, cell(now))
+		}
+	}
+	b.WriteString("| `history: true`, `history-branch: NAME` | `history: NAME` (default name `" + defaultHistoryBranch + "`); `history: false`: leave it out |\n")
+	b.WriteString("| `allow-pull-request-target` | `allow-privileged-events` |\n")
 
 	b.WriteString(`
 ## Exit status
@@ -87,15 +134,11 @@ default below. An input refuses a value in its flag's words:
 |---|---|
 `)
 	for _, e := range exitStatuses {
-		m := e.words
-		if e.more != "" {
-			m += ": " + e.more
-		}
-		fmt.Fprintf(&b, "| %d | %s |\n", e.code, cell(m))
+		fmt.Fprintf(&b, "| %d | %s |\n", e.code, cell(e.more))
 	}
 	b.WriteString(`
 Every error is one line on stderr naming the flag, input, ref, file (with
-` + "`file:line`" + ` for benchmark-format errors) or package at fault.
+` + "`file:line`" + ` for benchmark-format and policy errors) or package at fault.
 `)
 	return b.Bytes()
 }

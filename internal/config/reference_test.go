@@ -38,7 +38,7 @@ func TestActionInputsKeepsTheRest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(got, []byte("name: x\n# about inputs\ninputs:\n  mode:\n")) ||
+	if !bytes.HasPrefix(got, []byte("name: x\n# about inputs\ninputs:\n  token:\n")) ||
 		!bytes.HasSuffix(got, []byte("\n\noutputs:\n  verdict:\n    description: pass or fail\nruns:\n  using: docker\n")) ||
 		bytes.Contains(got, []byte("gone")) || bytes.Contains(got, []byte("legacy")) {
 		t.Errorf("ActionInputs:\n%s", got)
@@ -70,12 +70,21 @@ func TestActionYAML(t *testing.T) {
 		Branding    map[string]string `yaml:"branding"`
 		Inputs      yaml.MapSlice     `yaml:"inputs"`
 		Outputs     map[string]input  `yaml:"outputs"`
-		Runs        map[string]string `yaml:"runs"`
+		Runs        struct {
+			Using string    `yaml:"using"`
+			Image string    `yaml:"image"`
+			Args  *[]string `yaml:"args"`
+		} `yaml:"runs"`
 	}
 	if err := yaml.UnmarshalWithOptions(b, &meta, yaml.Strict()); err != nil {
 		t.Fatalf("action.yml: %v", err)
 	}
-	if meta.Name != "benchgate" || meta.Description == "" || meta.Runs["using"] != "docker" || meta.Runs["image"] != "Dockerfile" ||
+	// runs.args, empty, keeps the args input off the container's command
+	// line: the runner passes with.args there unless action.yml has args.
+	if meta.Runs.Args == nil || len(*meta.Runs.Args) != 0 {
+		t.Errorf("action.yml: runs.args = %v, want []", meta.Runs.Args)
+	}
+	if meta.Name != "benchgate" || meta.Description == "" || meta.Runs.Using != "docker" || meta.Runs.Image != "Dockerfile" ||
 		meta.Branding["icon"] == "" || len(meta.Outputs) == 0 {
 		t.Errorf("action.yml lost its metadata: %+v", meta)
 	}

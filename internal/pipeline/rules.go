@@ -104,6 +104,19 @@ func ReadCommitPolicy(ctx context.Context, repo *gitrev.Repo, sha, file, name st
 	return p, data, err
 }
 
+// policyError says where the policy file was read, then its errors: on
+// the same line when there is one, else one line each (FILE:LINE: …).
+func policyError(where string, err error) error {
+	var l policy.ErrorList
+	if errors.As(err, &l) && len(l) == 1 {
+		return fmt.Errorf("%s: %v", where, l[0])
+	}
+	if !errors.As(err, &l) {
+		return fmt.Errorf("%s: %v", where, OneLine(err))
+	}
+	return fmt.Errorf("%s:\n%v", where, err)
+}
+
 // readRules reads the policy file from base's and head's worktrees (base's
 // is in force; head's is compared with it), or from the commit src.At,
 // and what accepts regressions: --accept, Benchgate-Accept trailers and,
@@ -121,7 +134,7 @@ func readRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.Worktree
 			// request's, whose author could loosen the policy there.
 			bp, baseData, err = ReadCommitPolicy(ctx, repo, at.SHA, path.Join(filepath.ToSlash(repo.Subdir()), name), name)
 			if err != nil {
-				return nil, fmt.Errorf("policy file of commit %s, %s:\n%v", gitrev.Short(at.SHA), at.Label, err)
+				return nil, policyError(fmt.Sprintf("policy file of commit %s, %s", gitrev.Short(at.SHA), at.Label), err)
 			}
 			if bp == nil && src.Given {
 				return nil, fmt.Errorf("--policy %s: no such file in commit %s, %s", rel, gitrev.Short(at.SHA), at.Label)
@@ -133,7 +146,7 @@ func readRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.Worktree
 		} else {
 			bp, baseData, err = ReadPolicy(trees[0].Path(), filepath.Join(subdir(trees[0]), rel), name)
 			if err != nil {
-				return nil, fmt.Errorf("policy file of the base commit %s:\n%v", gitrev.Short(base.SHA), err)
+				return nil, policyError("policy file of the base commit "+gitrev.Short(base.SHA), err)
 			}
 			if bp == nil && src.Given {
 				return nil, fmt.Errorf("--policy %s: no such file in the base commit %s", rel, gitrev.Short(base.SHA))

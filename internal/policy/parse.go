@@ -228,6 +228,9 @@ func (p *parseState) boolean(key string, n ast.Node) (bool, bool) {
 }
 
 func unknownKey(key string, known []string) string {
+	if near := Suggest(key, known); near != "" {
+		return fmt.Sprintf("unknown key %q: did you mean %s? (want %s)", key, near, strings.Join(known, ", "))
+	}
 	return fmt.Sprintf("unknown key %q: want %s", key, strings.Join(known, ", "))
 }
 

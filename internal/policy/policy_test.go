@@ -124,7 +124,7 @@ func TestParseErrors(t *testing.T) {
 		want      []string
 	}{
 		{"unknown top key", "threshold: 5%\nthreshhold: 5%\n",
-			[]string{`.benchgate.yml:2: unknown key "threshhold": want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules, units`}},
+			[]string{`.benchgate.yml:2: unknown key "threshhold": did you mean threshold? (want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules, units)`}},
 		{"units: unknown key", "units:\n  - match: 'B/s'\n    better: higher\n",
 			[]string{`.benchgate.yml:3: units entry: unknown key "better": want match, direction, threshold, ignore, reason`}},
 		{"units: bad direction", "units:\n  - match: 'B/s'\n    direction: up\n",
@@ -145,7 +145,7 @@ func TestParseErrors(t *testing.T) {
 		{"units: repeated", "units:\n  - match: x/s\n    direction: lower\n  - match: x/s\n    direction: higher\n",
 			[]string{`.benchgate.yml:4: units: match "x/s" repeats the entry of line 2, which always applies first`}},
 		{"unknown rule key", "rules:\n  - match: a\n    treshold: 5%\n",
-			[]string{`.benchgate.yml:3: rule: unknown key "treshold": want match, threshold, allocs, bytes, instructions, fail-on, ignore, required, reason`}},
+			[]string{`.benchgate.yml:3: rule: unknown key "treshold": did you mean threshold? (want match, threshold, allocs, bytes, instructions, fail-on, ignore, required, reason)`}},
 		{"bad regexp", "rules:\n  - match: x\n  - match: 'Encode('\n",
 			[]string{`.benchgate.yml:3: match: invalid regular expression "Encode(": missing closing ): ` + "`Encode(`"}},
 		{"empty match", "rules:\n  - match: ''\n",

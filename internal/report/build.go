@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
@@ -25,8 +26,10 @@ type Meta struct {
 	Tool   string // "benchgate vX"
 	Trends []Trend
 	// Notes are what publishing the report could not do (the action's
-	// pull request comment), for the job summary.
-	Notes []Note
+	// pull request comment), and Deprecated the old action inputs the
+	// workflow still sets: both for the job summary, not the comment.
+	Notes      []Note
+	Deprecated []config.DeprecatedInput
 }
 
 // The priorities of the sections under a size limit: how the run was
@@ -240,6 +243,7 @@ func headBlocks(v gate.Verdict, m Meta) []Block {
 			bs = append(bs, Paragraph{Alert: true, Spans: append([]Span{mark(markWarn, Warn), txt(" ")}, strongAll(warningSpans(w, nil))...)})
 		}
 	}
+	bs = append(bs, deprecatedAlert(m.Deprecated)...)
 	return append(bs, policyAlerts(m.Policy)...)
 }
 

@@ -414,7 +414,14 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 		l.text("time/op could not be judged for " + english.Plural(n, "benchmark", "benchmarks") + ": with ").
 			add(roundsSpans(w.Rounds, w.BaseN, w.HeadN)...).
 			text(" and " + english.Plural(w.Family, "benchmark", "benchmarks") + " ").add(minPSpans(w.MinP, w.Adjusted)...).
-			text(" ≥ α=").num(fmtNum(w.Alpha)).text("; use --count ≥ ").num(strconv.Itoa(w.MinCount))
+			text(" ≥ α=").num(fmtNum(w.Alpha))
+		if w.Rounds == 0 {
+			// Samples without rounds: go test's output (compare), whose
+			// -count made them.
+			l.text("; make the files with go test -count ≥ ").num(strconv.Itoa(w.MinCount))
+		} else {
+			l.text("; use --count ≥ ").num(strconv.Itoa(w.MinCount))
+		}
 	case gate.WarnUTestFallback:
 		l.text("time/op of " + english.Plural(n, "benchmark", "benchmarks") + " was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with ").
 			num(english.Plural(w.Rounds, "round", "rounds")).text(" and " + english.Plural(w.Family, "benchmark", "benchmarks") + " the paired test's smallest possible adjusted p is ").
