@@ -82,7 +82,7 @@ func (a *app) action(ctx context.Context) int {
 	default:
 		o = a.actionGate(ctx, r, pl)
 	}
-	chownLike(r.jsonPath, gh.Workspace)
+	chownLike(r.jsonPath, filepath.Dir(r.jsonPath))
 	switch {
 	case o.verdict == nil:
 		_ = acts.Annotate(github.Error, "", 0, "benchgate", "benchgate could not finish; see the log above")
