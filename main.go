@@ -17,16 +17,48 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/cli"
 )
 
+// grace is how long benchgate may take to stop after SIGINT or SIGTERM:
+// it cancels what it is doing, stops the benchmarks, removes its
+// worktrees and writes a partial report, which takes well under a second;
+// past grace, or at a second signal, it exits at once (status 3), leaving
+// what it wrote and what it could not clean up.
+const grace = 5 * time.Second
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		cancel()
+		fmt.Fprintf(os.Stderr, "benchgate: %s: stopping (a second signal exits at once)\n", name(s))
+		why := ""
+		select {
+		case s2 := <-sigs:
+			why = fmt.Sprintf("%s after %s", name(s2), name(s))
+		case <-time.After(grace):
+			why = fmt.Sprintf("still not stopped %v after %s", grace, name(s))
+		}
+		fmt.Fprintf(os.Stderr, "benchgate: %s: exiting now; what it wrote stays, and its temporary files and worktrees may be left behind\n", why)
+		os.Exit(cli.ExitTool)
+	}()
 	code := cli.Run(ctx, os.Args[1:], cli.Env{Getenv: os.Getenv, Environ: os.Environ(), Stdout: os.Stdout, Stderr: os.Stderr})
-	stop()
 	os.Exit(code)
+}
+
+// name is "SIGTERM" or "SIGINT".
+func name(s os.Signal) string {
+	if s == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
 }

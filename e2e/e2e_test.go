@@ -107,6 +107,9 @@ func TestScripts(t *testing.T) {
 			} {
 				e.Setenv(k, v)
 			}
+			// Every JSON report a script leaves has a line of counts that
+			// adds up.
+			e.Defer(func() { checkCounts(e.T().(testing.TB), e.WorkDir) })
 			// A fake GitHub API per script, on loopback.
 			srv := githubtest.NewServer(githubtest.Config{Token: "s3cret-t0ken"})
 			e.Defer(srv.Close)
@@ -292,6 +295,14 @@ func TestScripts(t *testing.T) {
 					Owner: "owner", Repo: "repo", Issue: 7, Event: args[0], Actor: args[1], Label: args[2],
 				})
 			},
+			// fake-collaborator LOGIN ROLE: LOGIN has ROLE (admin,
+			// maintain, write, triage, read) on owner/repo.
+			"fake-collaborator": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: fake-collaborator LOGIN ROLE")
+				}
+				ts.Value(fakeKey{}).(*githubtest.Server).AddCollaborator("owner", "repo", args[0], args[1])
+			},
 			// fake-file BRANCH PATH [REGEXP [N]]: owner/repo's BRANCH holds
 			// PATH, its content matches REGEXP, N times; with !, it
 			// does not hold PATH.
@@ -439,4 +450,131 @@ func verdictOf(ts *testscript.TestScript, path string) any {
 		ts.Fatalf("%s: %v", path, err)
 	}
 	return rep
+}
+
+// countsLine is a report's line of counts (its JSON "counts"): "17
+// benchmarks: 1 removed, …, 14 compared in 43 rows: 5 regressions, …", or
+// "5 benchmarks compared in 15 rows: …".
+var countsLine = regexp.MustCompile(`^(\d+) benchmarks?(?:: (.*?))?(?:,? ?(\d+ )?compared in (\d+) rows?: (.*))?$`)
+
+// checkCounts checks every JSON report under dir: its line of counts adds
+// up (the benchmarks' parts to its benchmarks, the rows' parts to its
+// rows), and counts what the report lists: each benchmark once (a
+// failure's, one whose rows share a status that is not a judgement of
+// compared rows, or a compared one), each row of the compared ones once.
+func checkCounts(t testing.TB, dir string) {
+	t.Helper()
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		var rep struct {
+			Verdict    string  `json:"verdict"`
+			Counts     *string `json:"counts"`
+			Benchmarks []struct {
+				Package, Name, Status string
+			} `json:"benchmarks"`
+			Failures []json.RawMessage `json:"failures"`
+		}
+		if json.Unmarshal(data, &rep) != nil || rep.Counts == nil || rep.Verdict == "" {
+			return nil // not a report
+		}
+		if err := countsAddUp(*rep.Counts, len(rep.Failures), func(yield func(pkg, name, status string) bool) {
+			for _, b := range rep.Benchmarks {
+				if !yield(b.Package, b.Name, b.Status) {
+					return
+				}
+			}
+		}); err != nil {
+			rel, _ := filepath.Rel(dir, p)
+			t.Errorf("%s: %v", rel, err)
+		}
+		return nil
+	})
+}
+
+// countsAddUp checks a line of counts against the rows and the number of
+// failures it counts.
+func countsAddUp(line string, failures int, rows func(func(pkg, name, status string) bool)) error {
+	if line == "no benchmark results" {
+		return nil
+	}
+	m := countsLine.FindStringSubmatch(line)
+	if m == nil {
+		return fmt.Errorf("not a line of counts: %q", line)
+	}
+	sum := func(list string) (int, error) {
+		n := 0
+		for _, part := range strings.Split(list, ", ") {
+			if part == "" {
+				continue
+			}
+			k, err := strconv.Atoi(strings.Fields(part)[0])
+			if err != nil {
+				return 0, fmt.Errorf("%q: %q is not a count", line, part)
+			}
+			n += k
+		}
+		return n, nil
+	}
+	benchmarks, _ := strconv.Atoi(m[1])
+	parts, err := sum(m[2])
+	if err != nil {
+		return err
+	}
+	compared, rowsCounted, rowParts := 0, 0, 0
+	if m[4] != "" {
+		compared = benchmarks
+		if m[3] != "" {
+			compared, _ = strconv.Atoi(strings.TrimSpace(m[3]))
+		}
+		rowsCounted, _ = strconv.Atoi(m[4])
+		if rowParts, err = sum(m[5]); err != nil {
+			return err
+		}
+	}
+	if parts+compared != benchmarks || rowParts != rowsCounted {
+		return fmt.Errorf("%q: the benchmarks' parts add up to %d of %d, the rows' to %d of %d", line, parts+compared, benchmarks, rowParts, rowsCounted)
+	}
+	type group struct {
+		statuses map[string]bool
+		rows     int
+	}
+	groups := map[string]*group{}
+	rows(func(pkg, name, status string) bool {
+		k := pkg + " " + name
+		if groups[k] == nil {
+			groups[k] = &group{statuses: map[string]bool{}}
+		}
+		groups[k].statuses[status] = true
+		groups[k].rows++
+		return true
+	})
+	wantBenchmarks, wantRows := failures, 0
+	for _, g := range groups {
+		judged := false
+		for s := range g.statuses {
+			switch s {
+			case "regression", "improvement", "unchanged", "unstable", "inconclusive", "unavailable":
+				judged = true
+			}
+		}
+		switch {
+		case len(g.statuses) == 1 && g.statuses["failed"]:
+			// its failure's
+		case len(g.statuses) == 1 && !judged:
+			wantBenchmarks++
+		default:
+			wantBenchmarks++
+			wantRows += g.rows
+		}
+	}
+	if benchmarks != wantBenchmarks || rowsCounted != wantRows {
+		return fmt.Errorf("%q counts %d benchmarks and %d rows; the report lists %d and %d", line, benchmarks, rowsCounted, wantBenchmarks, wantRows)
+	}
+	return nil
 }

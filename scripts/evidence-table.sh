@@ -25,12 +25,13 @@ NR > 1 {
   k = $3 "\t" $2
   if (!(k in n)) order[++m] = k
   n[k]++; a[k] += $5; b[k] += $6; c[k] += $7
+  if ($11 != "") { e[k] += $11; en[k]++ }
   if ($8 != "?" && $8 > 0) { fr[k]++; fa[k] += $8 }
   w[k, n[k]] = $9
 }
 END {
-  print "| setting | design | runs | +3 % found | +5 % found | +10 % found | runs with a false alarm (false alarms) | noise per round | median wall time |"
-  print "|:--|:--|--:|--:|--:|--:|--:|--:|--:|"
+  print "| setting | design | runs | +3 % found | +5 % found | +10 % found | −5 % found | runs with a false alarm (false alarms) | noise per round | median wall time |"
+  print "|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|"
   for (i = 1; i <= m; i++) {
     k = order[i]; split(k, p, "\t")
     cnt = n[k]
@@ -44,10 +45,11 @@ END {
     d = p[2]
     if (d == "new") d = "benchgate, new defaults"
     if (d == "old") d = "benchgate --runs 1 (old design)"
-    if (d == "prev") d = "benchgate before FreshRounds (prev)"
+    if (d == "prev") d = "benchgate, the previous design (prev)"
     if (d == "seq") d = "go test + benchstat, sequential"
     z = nz[p[1] " " p[2]]; if (z == "") z = "—"
-    printf "| %s | %s | %d | %d | %d | %d | %d (%d) | %s | %.0f s |\n", s, d, cnt, a[k], b[k], c[k], fr[k], fa[k], z, med
+    m5 = (k in en) ? sprintf("%d", e[k]) : "—"
+    printf "| %s | %s | %d | %d | %d | %d | %s | %d (%d) | %s | %.0f s |\n", s, d, cnt, a[k], b[k], c[k], m5, fr[k], fa[k], z, med
   }
 }' "$1"
 rm -f "$dir/.noise.tmp"

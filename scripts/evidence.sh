@@ -4,9 +4,10 @@
 # The sensitivity evidence of docs/evidence.md ("Sensitivity: planted
 # changes under a switching hog"): a synthetic module whose head does exactly 3 %, 5 % and 10 %
 # more work in three benchmarks (Planted03, Planted05, Planted10: the same
-# loop, 10000 → 10300, 10500, 11000 iterations, counts held in variables so
-# both binaries have the same code) and the same work in SAME others
-# (Same01 …), measured RUNS times (default 10) per design and setting while
+# loop, 10000 → 10300, 10500, 11000 iterations), 5 % less in one
+# (PlantedM05: 10000 → 9500; found when called an improvement), counts held
+# in variables so both binaries have the same code, and the same work in
+# SAME others (Same01 …), measured RUNS times (default 10) per design and setting while
 # one CPU hog switches on and off every second on one core (taskset -c 1):
 #
 #   designs   new  benchgate run at its defaults (plus the setting's flags)
@@ -71,7 +72,7 @@ repo=$work/repo
 mkdir -p "$repo" && cd "$repo"
 git init -q -b main
 printf 'module example.com/evidence\n\ngo 1.26\n' > go.mod
-gen() { # gen N3 N5 N10: the iteration counts of the planted benchmarks
+gen() { # gen N3 N5 N10 NM5: the iteration counts of the planted benchmarks
   {
     echo 'package evidence'
     echo
@@ -80,6 +81,7 @@ gen() { # gen N3 N5 N10: the iteration counts of the planted benchmarks
     echo "	n03 = $1"
     echo "	n05 = $2"
     echo "	n10 = $3"
+    echo "	nM05 = $4"
     echo '	nSame = 10000'
     echo ')'
     cat <<'GO'
@@ -96,7 +98,7 @@ func work(n int, seed uint64) uint64 {
 GO
   } > work.go
 }
-gen 10000 10000 10000
+gen 10000 10000 10000 10000
 {
   echo 'package evidence'
   echo
@@ -107,14 +109,15 @@ gen 10000 10000 10000
   for p in 03 05 10; do
     printf 'func BenchmarkPlanted%s(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink += work(n%s, %d)\n\t}\n}\n\n' "$p" "$p" "$((10#$p))"
   done
+  printf 'func BenchmarkPlantedM05(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink += work(nM05, 95)\n\t}\n}\n\n'
   for i in $(seq -w 1 "$same"); do
     printf 'func BenchmarkSame%s(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink += work(nSame, %d)\n\t}\n}\n\n' "$i" "$((10#$i + 100))"
   done
 } > work_test.go
 gofmt -w work.go work_test.go
 git add -A && git -c user.name=x -c user.email=x@x commit -qm base
-gen 10300 10500 11000
-git -c user.name=x -c user.email=x@x commit -qam 'head: +3 %, +5 %, +10 % work'
+gen 10300 10500 11000 9500
+git -c user.name=x -c user.email=x@x commit -qam 'head: +3 %, +5 %, +10 %, -5 % work'
 git worktree add -q "$work/base" HEAD~1
 (cd "$work/base" && go test -c -o "$work/base.test" .)
 go test -c -o "$work/head.test" .
@@ -135,7 +138,7 @@ threshold() { case $1 in t5) echo 0.05 ;; t2) echo 0.02 ;; t1c20) echo 0.01 ;; e
 count() { case $1 in t1c20) echo 20 ;; *) echo 10 ;; esac; }
 
 results=$out/results.tsv
-[[ -s $results ]] || printf 'date\tdesign\tsetting\trun\tp03\tp05\tp10\tfalse\twall\tverdict\n' > "$results"
+[[ -s $results ]] || printf 'date\tdesign\tsetting\trun\tp03\tp05\tp10\tfalse\twall\tverdict\tm05\n' > "$results"
 echo "benchgate: $("$bg" version 2>/dev/null || echo '?'), $(nproc) cores, benchtime $bt, $same unchanged benchmarks; results in $results"
 
 # status NAME JSON: the status of a sec/op row (name without -GOMAXPROCS).
@@ -166,8 +169,8 @@ for r in $(seq "$runs"); do
           verdict=pass
           [[ $code == 1 ]] && verdict=fail
           [[ $code -gt 1 ]] && verdict="error$code"
-          st() { [[ $(status "$1" "$raw/$id.json" 2>/dev/null) == regression ]] && echo 1 || echo 0; }
-          f03=$(st Planted03); f05=$(st Planted05); f10=$(st Planted10)
+          st() { [[ $(status "$1" "$raw/$id.json" 2>/dev/null) == "${2:-regression}" ]] && echo 1 || echo 0; }
+          f03=$(st Planted03); f05=$(st Planted05); f10=$(st Planted10); fm05=$(st PlantedM05 improvement)
           fa=$(jq '[.benchmarks[] | select(.unit == "sec/op" and (.name | startswith("Same")) and (.status == "regression" or .status == "improvement"))] | length' "$raw/$id.json" 2>/dev/null || echo "?")
           ;;
         seq)
@@ -189,7 +192,7 @@ for r in $(seq "$runs"); do
           "$work/benchstat" -format csv "$work/$id-base.txt" "$work/$id-head.txt" > "$work/$id.csv" 2> /dev/null || true
           th=$(threshold "$s")
           # CSV rows of the sec/op table: name,base,CI,head,CI,vs base,P
-          read -r f03 f05 f10 fa < <(awk -F, -v th="$th" '
+          read -r f03 f05 f10 fm05 fa < <(awk -F, -v th="$th" '
             /sec\/op/ { t = 1; next }
             /B\/op|allocs\/op/ { t = 0 }
             t && $6 ~ /%$/ {
@@ -199,15 +202,16 @@ for r in $(seq "$runs"); do
               if (name == "Planted03") a = sig && d >= th - 1e-9
               if (name == "Planted05") b = sig && d >= th - 1e-9
               if (name == "Planted10") c = sig && d >= th - 1e-9
+              if (name == "PlantedM05") e = sig && d <= 1 / (1 + th) - 1 + 1e-9
               if (name ~ /^Same/ && sig && (d >= th - 1e-9 || d <= -th + 1e-9)) f++
             }
-            END { printf "%d %d %d %d\n", a, b, c, f }' "$work/$id.csv")
+            END { printf "%d %d %d %d %d\n", a, b, c, e, f }' "$work/$id.csv")
           verdict=pass
           [[ $((f03 + f05 + f10 + fa)) -gt 0 ]] && verdict=fail
           ;;
       esac
       wall=$(echo "$t1 - $t0" | bc)
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\n' "$(date -u +%FT%TZ)" "$d" "$s" "$r" "$f03" "$f05" "$f10" "$fa" "$wall" "$verdict" | tee -a "$results"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t%s\t%s\n' "$(date -u +%FT%TZ)" "$d" "$s" "$r" "$f03" "$f05" "$f10" "$fa" "$wall" "$verdict" "$fm05" | tee -a "$results"
     done
   done
 done

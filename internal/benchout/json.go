@@ -36,9 +36,15 @@ type event struct {
 // lines maps the text back to data: lines[i] is the line of data whose
 // event completed line i+1 of text, for errors that name file:line. name
 // is used in FromJSON's own errors ("head.json:7: ...").
+//
+// The work is linear in data: each event's output is scanned once, and a
+// stream's unfinished line is kept until an event completes it, up to
+// MaxPendingLine bytes (a longer line is an error naming the event's
+// line: no result line comes near it, and the benchfmt reader refuses
+// lines a sixteenth as long).
 func FromJSON(name string, data []byte) (text []byte, lines []int, err error) {
 	type stream struct{ pkg, test string }
-	pending := map[stream]*strings.Builder{}
+	pending := map[stream]*[]byte{}
 	last := map[stream]int{}
 	var order []stream
 	var out strings.Builder
@@ -70,32 +76,51 @@ func FromJSON(name string, data []byte) (text []byte, lines []int, err error) {
 		s := stream{ev.Package, ev.Test}
 		b := pending[s]
 		if b == nil {
-			b = new(strings.Builder)
+			b = new([]byte)
 			pending[s] = b
 			order = append(order, s)
 		}
-		b.WriteString(*ev.Output)
 		last[s] = n
-		rest := b.String()
+		// Only the new output is scanned: the stream's pending text has
+		// no newline.
+		rest := *ev.Output
 		for {
 			i := strings.IndexByte(rest, '\n')
 			if i < 0 {
 				break
 			}
-			emit(strings.TrimSuffix(rest[:i], "\r"), n)
+			line := rest[:i]
+			if len(*b) > 0 {
+				line = string(append(*b, line...))
+				*b = (*b)[:0]
+			}
+			emit(strings.TrimSuffix(line, "\r"), n)
 			rest = rest[i+1:]
 		}
-		b.Reset()
-		b.WriteString(rest)
+		*b = append(*b, rest...)
+		if len(*b) > MaxPendingLine {
+			return nil, nil, fmt.Errorf("%s:%d: an output line of package %s longer than %d bytes: no benchmark result is that long", name, n, orNone(s.pkg), MaxPendingLine)
+		}
 	}
 	for _, s := range order {
-		if rest := pending[s].String(); rest != "" {
-			emit(rest, last[s])
+		if rest := *pending[s]; len(rest) > 0 {
+			emit(strings.TrimSuffix(string(rest), "\r"), last[s])
 		}
 	}
 	// Rejoin keeps the number of lines: a result put back together takes
 	// the line of its figures.
 	return Rejoin([]byte(out.String())), lines, nil
+}
+
+// MaxPendingLine is the longest line FromJSON puts together from a
+// stream's output events: 1 MiB.
+const MaxPendingLine = 1 << 20
+
+func orNone(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
 }
 
 // dropped reports the lines that go test's -json mode adds to benchmark

@@ -1,8 +1,11 @@
 package benchout
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -109,4 +112,67 @@ func TestFromJSONLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkResults(t, text, 3)
+}
+
+// jsonLine is one go test -json output event.
+func jsonLine(pkg, out string) string {
+	b, _ := json.Marshal(map[string]string{"Action": "output", "Package": pkg, "Output": out})
+	return string(b) + "\n"
+}
+
+// One line cut over many output events (round 3's L4: 80,000 events took
+// 2.2 s, each event copying the whole pending text again) decodes in work
+// linear in the events: the bytes allocated for 4× the events are about
+// 4× (quadratic copying made them 16×). Counted, not timed.
+func TestFromJSONLinear(t *testing.T) {
+	alloc := func(events int) uint64 {
+		var b strings.Builder
+		for range events {
+			b.WriteString(jsonLine("p", "a"))
+		}
+		b.WriteString(jsonLine("p", "\nBenchmarkX-2 \t 10\t 100 ns/op\n"))
+		data := []byte(b.String())
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		text, _, err := FromJSON("h.json", data)
+		runtime.ReadMemStats(&m1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(text), "BenchmarkX-2") || !strings.HasPrefix(string(text), strings.Repeat("a", events)) {
+			t.Fatalf("%d events: the joined line and the result were not kept:\n%.200s", events, text)
+		}
+		return m1.TotalAlloc - m0.TotalAlloc
+	}
+	small, large := alloc(10_000), alloc(40_000)
+	t.Logf("bytes allocated: %d for 10k events, %d for 40k (%.1f×)", small, large, float64(large)/float64(small))
+	if float64(large) > 6*float64(small) {
+		t.Errorf("4× the events allocated %.1f× the bytes (%d, %d): decoding is not linear", float64(large)/float64(small), small, large)
+	}
+}
+
+// A stream's unfinished line may grow to MaxPendingLine bytes, not past it:
+// the error names the event that passed it.
+func TestFromJSONPendingBound(t *testing.T) {
+	chunk := strings.Repeat("x", 64<<10)
+	var b strings.Builder
+	n := MaxPendingLine/len(chunk) + 1
+	for range n {
+		b.WriteString(jsonLine("example.com/p", chunk))
+	}
+	_, _, err := FromJSON("h.json", []byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("h.json:%d:", n)) || !strings.Contains(err.Error(), "example.com/p") {
+		t.Fatalf("err = %v, want one naming h.json:%d and the package", err, n)
+	}
+	// Exactly at the bound, and a line completed before it, pass.
+	b.Reset()
+	for range n - 1 {
+		b.WriteString(jsonLine("example.com/p", chunk))
+	}
+	b.WriteString(jsonLine("example.com/p", "\n"))
+	b.WriteString(jsonLine("example.com/p", "BenchmarkX-2 \t 10\t 100 ns/op\n"))
+	if _, _, err := FromJSON("h.json", []byte(b.String())); err != nil {
+		t.Fatalf("a line of %d bytes: %v", (n-1)*len(chunk), err)
+	}
 }

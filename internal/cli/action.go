@@ -76,7 +76,7 @@ func (a *app) action(ctx context.Context) int {
 	var o outcome
 	switch r.act.Mode {
 	case "merge":
-		o = a.mergeDirs(r.mergeDirs, dest{json: r.jsonPath}, r.trust)
+		o = a.mergeDirs(r.mergeDirs, dest{json: r.jsonPath, request: requestOf(r.target)}, r.trust)
 	case "calibrate":
 		o = a.measure(ctx, r.repo, r.job)
 	default:
@@ -91,7 +91,7 @@ func (a *app) action(ctx context.Context) int {
 		}
 	case o.calibration != nil:
 		pl.markdown(report.CalibrationMarkdown(*o.calibration, o.meta))
-		pl.outputs(map[string]string{"verdict": "pass", "regressions": "0", "report-json": reportJSON})
+		pl.outputs(map[string]string{"verdict": "pass", "regressions": "0", "blind": "0", "report-json": reportJSON})
 	default:
 		a.publish(ctx, pl, o, r.comments())
 	}
@@ -123,6 +123,18 @@ type actionRun struct {
 	clientErr error
 }
 
+// newClient is the action's one GitHub API client, of the context's
+// token (nil without one).
+func (a *app) newClient(act *config.Action) (*github.Commenter, error) {
+	if a.gh.Token == "" {
+		return nil, nil
+	}
+	return github.NewCommenter(github.Options{
+		APIURL: a.gh.APIURL, Token: a.gh.Token, Author: act.CommentAuthor,
+		Logf: func(format string, args ...any) { fmt.Fprintf(a.env.Stderr, "benchgate: "+format+"\n", args...) },
+	})
+}
+
 // codedError is an error of resolveAction with the exit status it
 // gives.
 type codedError struct {
@@ -147,12 +159,7 @@ func (a *app) resolveAction(act *config.Action) (*actionRun, error) {
 	if fi, err := os.Stat(r.dir); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("input working-directory: %q is not a directory of the workspace", act.WorkingDirectory)
 	}
-	if gh.Token != "" {
-		r.client, r.clientErr = github.NewCommenter(github.Options{
-			APIURL: gh.APIURL, Token: gh.Token, Author: act.CommentAuthor,
-			Logf: func(format string, args ...any) { fmt.Fprintf(a.env.Stderr, "benchgate: "+format+"\n", args...) },
-		})
-	}
+	r.client, r.clientErr = a.newClient(act)
 	var payload []byte
 	var err error
 	if gh.EventPath != "" {
@@ -243,10 +250,11 @@ func (a *app) resolveCommits(ctx context.Context, r *actionRun) error {
 	}
 	j := job{
 		base: pipeline.Rev{SHA: baseSHA, Label: gitrev.ShortRef(target.Base)}, head: pipeline.Rev{SHA: headSHA, Label: gitrev.ShortRef(target.Head)},
-		dir: r.dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: r.jsonPath},
+		dir: r.dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: r.jsonPath, request: requestOf(target)},
 		accept: actionAcceptance(a.gh.EventName, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
 	}
-	if len(j.accept.Notes) > 0 {
+	a.checkLabeler(ctx, r, func() []string { return a.trustedBots(ctx, repo, cmp.Or(j.policyAt.SHA, baseSHA)) }, &j.accept)
+	if n := len(j.accept.Notes); n > 0 && j.accept.Notes[n-1].Sender == "" {
 		a.labelHistory(ctx, r, &j.accept)
 	}
 	if target.BaseFromMergeParent {
@@ -259,6 +267,11 @@ func (a *app) resolveCommits(ctx context.Context, r *actionRun) error {
 		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", gitrev.Short(at.SHA), at.Label)
 	}
 	r.shards = cfg.Shard.Count
+	if act.History {
+		if err := checkHistoryBranch(act.HistoryBranch, target); err != nil {
+			return err
+		}
+	}
 	if !cfg.Shard.IsZero() {
 		// The shard's raw results, for an artifact and the merge job.
 		r.shardDir = fmt.Sprintf("benchgate-shard-%d-of-%d", cfg.Shard.Index, cfg.Shard.Count)
@@ -297,6 +310,7 @@ func (a *app) actionGate(ctx context.Context, r *actionRun, pl *githubPlatform) 
 			pl.warn("%s", pipeline.OneLine(err))
 		}
 		r.history = hist
+		recordRounds(a.cfg, hist, a.env.Stderr)
 	}
 	o := a.measure(ctx, r.repo, r.job)
 	if r.shardDir != "" {
@@ -324,6 +338,15 @@ func (a *app) publishHistory(ctx context.Context, pl *githubPlatform, hist *data
 	if n > 0 {
 		fmt.Fprintf(a.env.Stderr, "benchgate: history: recorded %d changes on branch %s\n", n, hist.branch)
 	}
+}
+
+// requestOf is what the reports call the change an event judges: "PR"
+// for a pull request's, "" (this change) for a push's.
+func requestOf(target event.Target) string {
+	if target.PRNumber > 0 {
+		return "PR"
+	}
+	return ""
 }
 
 // actionAcceptance decides what accepts regressions in the action, from

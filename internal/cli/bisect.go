@@ -14,6 +14,7 @@ import (
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/report"
 )
 
 // bisect finds the commits on the first-parent path from --good to --bad
@@ -199,8 +200,9 @@ func (a *app) bisectReport(res *bisect.Result) error {
 	}
 	js = append(js, '\n')
 	if a.cfg.JSON != "" {
-		if err := os.WriteFile(a.path(a.cfg.JSON), js, 0o644); err != nil {
-			return fmt.Errorf("--json %s: %w", a.cfg.JSON, err)
+		// Like every report: never through a symbolic link at the path.
+		if err := a.writeOutput("--json", a.cfg.JSON, js); err != nil {
+			return err
 		}
 	}
 	if a.cfg.Format == "json" {
@@ -211,6 +213,9 @@ func (a *app) bisectReport(res *bisect.Result) error {
 }
 
 // writeCulprits is the text report: one line per culprit, largest first.
+// Commit subjects and benchmark names are untrusted (anyone who merged a
+// pull request wrote one): they are printed inert (report.Inert), with no
+// control character and no workflow command, as bisect runs in CI steps.
 func writeCulprits(w io.Writer, res *bisect.Result) error {
 	if len(res.Culprits) == 0 {
 		fmt.Fprintf(w, "no commit changed a benchmark (%d step(s))\n", res.Steps)
@@ -218,13 +223,15 @@ func writeCulprits(w io.Writer, res *bisect.Result) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "commit\tbenchmark\tunit\tchange\tinterval\tsubject")
 		for _, c := range res.Culprits {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f%%\t[%+.1f%%, %+.1f%%]\t%s\n", gitrev.Short(c.Commit.SHA), c.Benchmark, c.Unit, 100*c.Change.Change, 100*c.Low, 100*c.High, c.Commit.Subject)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%+.1f%%\t[%+.1f%%, %+.1f%%]\t%s\n", report.Inert(gitrev.Short(c.Commit.SHA)), report.Inert(c.Benchmark), report.Inert(c.Unit),
+				100*c.Change.Change, 100*c.Low, 100*c.High, report.Inert(c.Commit.Subject))
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "%d culprit(s) in %d step(s)\n", len(res.Culprits), res.Steps)
 	}
 	for _, u := range res.Undecided {
-		fmt.Fprintf(w, "undecided: %s %s between %s and %s (%+.1f%%, interval too wide at the most rounds)\n", u.Benchmark, u.Unit, gitrev.Short(u.From.SHA), gitrev.Short(u.To.SHA), 100*u.Change.Change)
+		fmt.Fprintf(w, "undecided: %s %s between %s and %s (%+.1f%%, interval too wide at the most rounds)\n", report.Inert(u.Benchmark), report.Inert(u.Unit),
+			report.Inert(gitrev.Short(u.From.SHA)), report.Inert(gitrev.Short(u.To.SHA)), 100*u.Change.Change)
 	}
 	return nil
 }

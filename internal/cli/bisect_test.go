@@ -3,12 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/benchgate/benchgate/internal/bisect"
+	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/github/githubtest"
 	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/testenv"
 
@@ -81,5 +85,50 @@ func TestChanges(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("changes (-want +got):\n%s", d)
+	}
+}
+
+// Bisect's text report prints commit subjects and benchmark names inert
+// (round 3's L7: git keeps ESC in a subject, and a squash-merged title
+// "##[error]x" printed in a run: step became a workflow command), and
+// --json is written like every report, never through a symbolic link.
+func TestBisectReportInert(t *testing.T) {
+	hostile := "\x1b]0;pwned\x07\x1b[31mred ##[error]x ##[add-mask]y"
+	res := &bisect.Result{Steps: 3,
+		Culprits: []bisect.Culprit{{Commit: bisect.Commit{SHA: strings.Repeat("ab", 20), Subject: hostile},
+			Change: bisect.Change{Key: bisect.Key{Package: "p", Benchmark: "::add-mask::Enc", Unit: "sec/op"}, Change: 0.04, Low: 0.03, High: 0.05, Known: true}}},
+		Undecided: []bisect.Stretch{{From: bisect.Commit{SHA: strings.Repeat("cd", 20)}, To: bisect.Commit{SHA: strings.Repeat("ef", 20)},
+			Change: bisect.Change{Key: bisect.Key{Benchmark: "##[warning]Dec", Unit: "B/op"}}}},
+	}
+	var out strings.Builder
+	if err := writeCulprits(&out, res); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	if cmds := githubtest.RunnerCommands(text); len(cmds) > 0 || strings.ContainsAny(text, "\x1b\x07") || strings.Contains(text, "##[") {
+		t.Errorf("the text report carries commands %v or control characters:\n%q", cmds, text)
+	}
+	if !strings.Contains(text, "<U+001B>]0;pwned") || !strings.Contains(text, "# #[error]x") {
+		t.Errorf("the subject is not shown inert:\n%s", text)
+	}
+
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim.txt")
+	if err := os.WriteFile(victim, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, "culprits.json")); err != nil {
+		t.Fatal(err)
+	}
+	var stdout strings.Builder
+	a := &app{env: Env{Dir: dir, Stdout: &stdout, Stderr: io.Discard, Getenv: func(string) string { return "" }}, cfg: &config.Config{JSON: "culprits.json", Good: "v1", Bad: "main"}}
+	if err := a.bisectReport(res); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Errorf("--json wrote through the link: the victim holds %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "culprits.json")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("culprits.json: %v, %v; want a regular file in the link's place", fi, err)
 	}
 }

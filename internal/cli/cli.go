@@ -149,7 +149,7 @@ func (a *app) path(p string) string {
 // conclude writes the reports of v and its record to d and maps the
 // verdict to the exit status.
 func (a *app) conclude(v gate.Verdict, rec pipeline.Record, d dest) outcome {
-	meta := report.Meta{Record: rec, Tool: a.tool()}
+	meta := report.Meta{Record: rec, Tool: a.tool(), Request: d.request}
 	if d.calibrate {
 		return a.calibrationReport(v, meta, d)
 	}

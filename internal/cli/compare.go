@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/shard"
 )
 
 // compare judges two existing benchfmt files, or a run's --out directory
@@ -26,9 +27,9 @@ func (a *app) compare() int {
 	} else {
 		var files [2]pipeline.File
 		for i, name := range a.cfg.Files {
-			data, err := os.ReadFile(a.path(name))
+			data, err := readInput(a.path(name))
 			if err != nil {
-				return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, errors.Unwrap(err))
+				return a.errorf(ExitUsage, "compare: cannot read %s: %v", name, unwrapPath(err))
 			}
 			files[i] = pipeline.File{Name: name, Data: data}
 		}
@@ -81,4 +82,19 @@ func disjoint(v gate.Verdict, files [2]string) string {
 	}
 	return fmt.Sprintf("compare: %s and %s have no benchmark in common (%s: %s; %s: %s): nothing to compare; give the output of the same benchmarks, with the same -cpu suffixes and pkg: lines",
 		files[0], files[1], files[0], example(only[0]), files[1], example(only[1]))
+}
+
+// readInput reads a file of results to compare, at most shard.MaxRawSize
+// bytes (a pipe too: compare <(go test -bench .) ...).
+func readInput(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, shard.MaxRawSize+1))
+	if err == nil && len(data) > shard.MaxRawSize {
+		err = &shard.TooLargeError{Limit: shard.MaxRawSize}
+	}
+	return data, err
 }

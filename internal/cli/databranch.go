@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -16,7 +17,7 @@ import (
 	"github.com/benchgate/benchgate/internal/ledger"
 )
 
-// The files of the action's data branch (input history-branch).
+// The files of the action's data branch (input history).
 const (
 	ledgerFile = "ledger.jsonl"
 	pageFile   = "index.html"
@@ -75,6 +76,39 @@ func (a *app) openDataBranch(ctx context.Context, cfg *config.Config, r *actionR
 	return d, nil
 }
 
+// checkHistoryBranch refuses a data branch (input history) that holds code: the
+// default branch, the branch pushed to, or the pull request's base. The
+// data branch gets a commit from every recorded push; on a code branch,
+// with a token whose pushes start workflows, each would start another
+// recording run.
+func checkHistoryBranch(branch string, target event.Target) error {
+	for _, c := range []struct{ ref, what string }{
+		{"refs/heads/" + target.DefaultBranch, "the default branch"},
+		{target.Ref, "the branch this push updated"},
+		{"refs/heads/" + target.BaseRef, "the pull request's base branch"},
+	} {
+		if c.ref == "refs/heads/"+branch {
+			return fmt.Errorf("input history: %q is %s: the ledger needs a branch of its own, which benchgate creates (such as benchgate-data)", branch, c.what)
+		}
+	}
+	return nil
+}
+
+// recordFactor is how many times the count input's default a push that
+// records runs: a push is off every pull request's path, and each merge's
+// noise adds up in the ledger's windows (docs/ledger.md#how-much-a-ledger-can-see).
+const recordFactor = 3
+
+// recordRounds gives a push that records recordFactor × the rounds when
+// the count input is not set.
+func recordRounds(cfg *config.Config, hist *dataBranch, stderr io.Writer) {
+	if hist == nil || !hist.record || cfg.Given["count"] {
+		return
+	}
+	cfg.Count *= recordFactor
+	fmt.Fprintf(stderr, "benchgate: history: this push records with %d rounds (%d× the default count: off the pull requests' path, and the ledger adds up each merge's noise; --count in the args input sets it)\n", cfg.Count, recordFactor)
+}
+
 // recordsHistory reports whether a run records: a push to the default
 // branch. Pull requests, merge queues and other events only read.
 func recordsHistory(eventName string, target event.Target) bool {
@@ -88,38 +122,68 @@ func (d *dataBranch) close() {
 }
 
 // publish appends the lines this run recorded to the branch's ledger and
-// rewrites the history page from the ledger as it then stands.
+// rewrites the history page from the ledger as it then stands, in one
+// commit: the page on the branch is always the one drawn from the ledger
+// beside it. When another push recorded meanwhile, the commit is made
+// again on top of it (github.CommitFiles), so neither loses lines and no
+// page of an older ledger wins the race. The branch's ledger keeps its
+// newest ledger.MaxBytes (what an analysis reads): older lines stay in
+// the branch's history.
 func (d *dataBranch) publish(ctx context.Context, headSHA, repoURL string, o ledger.Options) (int, error) {
 	if !d.record {
 		return 0, nil
 	}
 	data, err := os.ReadFile(d.local)
-	if errors.Is(err, os.ErrNotExist) || len(data) <= d.read {
+	if errors.Is(err, os.ErrNotExist) {
 		return 0, nil // nothing recorded (a partial run)
 	}
 	if err != nil {
 		return 0, err
 	}
+	if len(data) <= d.read {
+		return 0, nil
+	}
 	lines := data[d.read:]
 	n := bytes.Count(lines, []byte("\n"))
-	msg := fmt.Sprintf("benchgate: record %s (%d changes)", gitrev.Short(headSHA), n)
-	if err := d.c.AppendFile(ctx, d.owner, d.repo, d.branch, ledgerFile, lines, msg); err != nil {
-		return 0, fmt.Errorf("appending to %s on branch %s: %w", ledgerFile, d.branch, err)
-	}
-	all, _, err := d.c.ReadFile(ctx, d.owner, d.repo, d.branch, ledgerFile)
+	msg := fmt.Sprintf("benchgate: record %s (%d changes) and the history page", gitrev.Short(headSHA), n)
+	title := "benchgate history of " + d.owner + "/" + d.repo
+	err = d.c.CommitFiles(ctx, d.owner, d.repo, d.branch, msg, []string{ledgerFile, pageFile}, func(old map[string][]byte) (map[string][]byte, bool, error) {
+		all, appended := github.Append(old[ledgerFile], lines)
+		all = tail(all, ledger.MaxBytes)
+		entries, err := ledger.Read(bytes.NewReader(all), d.branch+":"+ledgerFile)
+		if err != nil {
+			return nil, false, fmt.Errorf("the history page: %w", err)
+		}
+		h, err := ledger.AnalyzeContext(ctx, entries, o)
+		if err != nil {
+			return nil, false, err
+		}
+		var page bytes.Buffer
+		if err := historypage.Write(&page, h, historypage.Options{RepoURL: repoURL, Title: title}); err != nil {
+			return nil, false, fmt.Errorf("the history page: %w", err)
+		}
+		if !appended && bytes.Equal(old[pageFile], page.Bytes()) {
+			return nil, false, nil
+		}
+		return map[string][]byte{ledgerFile: all, pageFile: page.Bytes()}, true, nil
+	})
 	if err != nil {
-		return n, fmt.Errorf("the history page: %w", err)
-	}
-	entries, err := ledger.Read(bytes.NewReader(all), d.branch+":"+ledgerFile)
-	if err != nil {
-		return n, fmt.Errorf("the history page: %w", err)
-	}
-	var page bytes.Buffer
-	if err := historypage.Write(&page, ledger.Analyze(entries, o), historypage.Options{RepoURL: repoURL, Title: "benchgate history of " + d.owner + "/" + d.repo}); err != nil {
-		return n, fmt.Errorf("the history page: %w", err)
-	}
-	if err := d.c.PutFile(ctx, d.owner, d.repo, d.branch, pageFile, page.Bytes(), "benchgate: history page after "+gitrev.Short(headSHA)); err != nil {
-		return n, fmt.Errorf("writing %s on branch %s: %w", pageFile, d.branch, err)
+		return 0, fmt.Errorf("recording on branch %s: %w", d.branch, err)
 	}
 	return n, nil
+}
+
+// tail is data from the first line that starts in its last max bytes.
+func tail(data []byte, max int) []byte {
+	if len(data) <= max {
+		return data
+	}
+	cut := len(data) - max
+	if data[cut-1] == '\n' {
+		return data[cut:]
+	}
+	if i := bytes.IndexByte(data[cut:], '\n'); i >= 0 {
+		return data[cut+i+1:]
+	}
+	return nil
 }

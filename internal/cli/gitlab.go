@@ -67,7 +67,7 @@ func (a *app) gitlab(ctx context.Context) int {
 	j := job{
 		base: pipeline.Rev{SHA: baseSHA, Label: target.BaseLabel}, head: pipeline.Rev{SHA: headSHA, Label: target.HeadLabel},
 		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm, prHead: target.MRHead,
-		dest:   dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
+		dest:   dest{json: a.cfg.JSON, markdown: a.cfg.Markdown, request: mrRequest(target.IID)},
 		accept: localAcceptance(a.cfg.AcceptTrailers, cmp.Or(target.MRHead, headSHA)),
 	}
 	// A stacked merge request (into another one's branch): the policy
@@ -186,4 +186,13 @@ func noteFailure(err error, t gitlab.Target) string {
 		return fmt.Sprintf(head+"GitLab answered 404 for !%d of project %s (a token of another project cannot see it); the verdict and exit status stand", t.IID, t.Project)
 	}
 	return head + pipeline.OneLine(err) + "; the verdict and exit status stand"
+}
+
+// mrRequest is what the reports call the change a GitLab pipeline judges:
+// "MR" in a merge request's pipeline, "" (this change) in a branch's.
+func mrRequest(iid int) string {
+	if iid > 0 {
+		return "MR"
+	}
+	return ""
 }

@@ -35,10 +35,15 @@ func (a *app) history(ctx context.Context) int {
 	}
 	o := ledger.DefaultOptions()
 	o.Threshold, o.Alpha = a.cfg.Threshold, a.cfg.Alpha
-	h := ledger.Analyze(entries, o)
-	js, err := historyJSON(h)
+	h, err := ledger.AnalyzeContext(ctx, entries, o)
 	if err != nil {
-		return a.errorf(ExitTool, "history json: %v", err)
+		return a.errorf(ExitTool, "history: %v", err)
+	}
+	var js []byte
+	if a.cfg.Format == "json" || a.cfg.JSON != "" {
+		if js, err = historyJSON(h); err != nil {
+			return a.errorf(ExitTool, "history json: %v", err)
+		}
 	}
 	switch a.cfg.Format {
 	case "json":

@@ -37,6 +37,9 @@ type dest struct {
 	calibrate      bool   // the A/A noise report instead of the verdict's
 	raw            string // the raw files, kept if a report cannot be written
 	rawKept        bool   // raw is the user's --out directory: kept anyway
+	// request is what the reports call the change judged
+	// (report.Meta.Request): "PR" in the run of a pull request.
+	request string
 }
 
 // An outcome is what a command's judgement gave: the exit status and, when
@@ -95,7 +98,7 @@ func (a *app) plan(j job) (pipeline.Plan, error) {
 			Packages: c.Packages, Bench: c.Bench, Count: c.Count, Benchtime: c.Benchtime,
 			Runs: c.Runs, CPU: c.CPU, Timeout: c.Timeout, Pin: c.Pin,
 		},
-		Seed: seed, MaxTime: c.MaxTime, Affected: c.Affected,
+		Seed: seed, MaxTime: c.MaxTime, Noise: a.recordedNoise(j), Affected: c.Affected,
 		Shard: c.Shard, PRHead: j.prHead, Tool: a.tool(), Settings: a.settings(),
 		Policy: src, Flags: a.flags(),
 	}, nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"time"
 
@@ -33,8 +32,10 @@ func (a *app) checkLedger() error {
 	switch {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("--ledger %s: %s %w", a.cfg.Ledger, p, safefile.ErrSymlink)
+	case err == nil && a.cfg.Command == "history":
+		// history reads it at once.
 	case err == nil:
-		if _, err := a.readLedger(); err != nil {
+		if _, _, err := a.readLedgerTail(); err != nil {
 			return err
 		}
 	case errors.Is(err, fs.ErrNotExist) && a.cfg.Record:
@@ -53,20 +54,47 @@ func (a *app) checkLedger() error {
 
 // readLedger reads --ledger (a regular file, not a link); a missing file
 // is an empty ledger. Errors name the flag and the file as given.
+// A ledger past its limits (docs/ledger.md#limits) is read from its
+// newest part, with a warning.
 func (a *app) readLedger() ([]ledger.Entry, error) {
+	entries, skipped, err := a.readLedgerTail()
+	if skipped.Any() {
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: --ledger %s: past the ledger's limits (docs/ledger.md#limits), %s were not read\n", a.cfg.Ledger, skipped)
+	}
+	return entries, err
+}
+
+func (a *app) readLedgerTail() ([]ledger.Entry, ledger.Skipped, error) {
 	f, err := safefile.OpenRegular(a.path(a.cfg.Ledger))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, ledger.Skipped{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--ledger %s: %v", a.cfg.Ledger, unwrapPath(err))
+		return nil, ledger.Skipped{}, fmt.Errorf("--ledger %s: %v", a.cfg.Ledger, unwrapPath(err))
 	}
 	defer f.Close()
-	entries, err := ledger.Read(f, a.cfg.Ledger)
+	entries, skipped, err := ledger.ReadTail(f, a.cfg.Ledger)
 	if err != nil {
-		return nil, fmt.Errorf("--ledger %v", pipeline.OneLine(err))
+		return nil, skipped, fmt.Errorf("--ledger %v", pipeline.OneLine(err))
 	}
-	return entries, nil
+	return entries, skipped, nil
+}
+
+// recordedNoise is the per-round noise the ledger (--ledger, the
+// action's history) recorded for each benchmark on this kind of machine,
+// which plans the screen's rounds (gate.PlanScreen); nil without a ledger,
+// for a calibration, and when it cannot be read (a warning: the gate
+// does not depend on it).
+func (a *app) recordedNoise(j job) map[string]float64 {
+	if a.cfg.Ledger == "" || j.dest.calibrate {
+		return nil
+	}
+	entries, err := a.readLedger()
+	if err != nil {
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: no budget from the ledger: %v\n", err)
+		return nil
+	}
+	return ledger.Noise(entries, machine.Here("", a.environ()))
 }
 
 // trends are the ledger's history of the verdict's rows that gate or
@@ -102,26 +130,11 @@ func trendsOf(v gate.Verdict, h ledger.History) []report.Trend {
 		if s == nil {
 			continue
 		}
-		t := report.Trend{Package: r.Package, Name: r.Name, Unit: r.Unit, Levels: lastLevels(s.Merges, trendMerges), Scale: h.Options.Threshold}
+		t := report.Trend{Package: r.Package, Name: r.Name, Unit: r.Unit, Levels: s.Recent(trendMerges), Scale: h.Options.Threshold}
 		if c := h.Running(k); c != nil {
 			t.Creep = &report.Creep{Change: c.Standing, First: c.First, Since: c.Since}
 		}
 		out = append(out, t)
-	}
-	return out
-}
-
-// lastLevels are the levels after each of the last n merges, relative to
-// the level before the first of them.
-func lastLevels(ms []ledger.Merge, n int) []float64 {
-	from := max(0, len(ms)-n)
-	before := 0.0
-	if from > 0 {
-		before = math.Log1p(ms[from-1].Level)
-	}
-	var out []float64
-	for _, m := range ms[from:] {
-		out = append(out, math.Expm1(math.Log1p(m.Level)-before))
 	}
 	return out
 }

@@ -46,6 +46,7 @@ func (a *app) publish(ctx context.Context, pl platform, o outcome, comment bool)
 	pl.outputs(map[string]string{
 		"verdict":     map[bool]string{true: "pass", false: "fail"}[v.Pass],
 		"regressions": strconv.Itoa(len(v.Regressions())),
+		"blind":       strconv.Itoa(len(v.Blind())),
 		"report-json": reportJSON,
 	})
 	pl.annotate(report.Annotations(v, meta))

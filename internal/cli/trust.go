@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/policy"
 )
 
 // What the action trusts, and what it does not.
@@ -101,6 +105,82 @@ func orDeleted(repo string) string {
 		return "a deleted repository"
 	}
 	return repo
+}
+
+// checkLabeler lets the accept label accept only on a maintainer's word
+// (docs/policy.md#accepted-regressions-who-may-accept): the labeled
+// event's sender must not be the pull request's author, must not be a bot
+// unless the policy file names it (trusted-bots), and must have write access
+// to the repository, as GitHub's collaborator permission API states it
+// (GET /repos/{owner}/{repo}/collaborators/{sender}/permission: admin,
+// maintain or write; the triage role can add labels and is not enough).
+// A trusted bot is not looked up (an app has no collaborator role).
+// Otherwise the label accepts nothing, and a note says why.
+func (a *app) checkLabeler(ctx context.Context, r *actionRun, trusted func() []string, acc *pipeline.Acceptance) {
+	target := r.target
+	if acc.Label == "" {
+		return
+	}
+	sender := target.Sender
+	n := policy.Note{Label: acc.Label, Commit: gitrev.Short(target.HeadSHA), Sender: sender}
+	isBot := strings.EqualFold(target.SenderType, "Bot") || strings.HasSuffix(strings.ToLower(sender), "[bot]")
+	trustedBot := isBot && slices.ContainsFunc(trusted(), func(b string) bool { return strings.EqualFold(b, sender) })
+	switch {
+	case target.Author == "":
+		n.Code, n.Err = policy.LabelUnverified, "the event names no pull request author to tell the sender from"
+	case strings.EqualFold(sender, target.Author):
+		n.Code = policy.LabelByAuthor
+	case trustedBot:
+		return
+	case isBot:
+		n.Code = policy.LabelByBot
+	default:
+		p, err := a.permission(ctx, r, sender)
+		switch {
+		case err != nil:
+			n.Code, n.Err = policy.LabelUnverified, pipeline.OneLine(err)
+		case !p.CanWrite():
+			n.Code, n.Access = policy.LabelNoWrite, p.String()
+		default:
+			return
+		}
+	}
+	acc.Label, acc.LabelBy, acc.LabelAt = "", "", ""
+	acc.Notes = append(acc.Notes, n)
+}
+
+// trustedBots are the bots that the policy file in force names
+// (trusted-bots), read from commit sha, where the run reads the policy:
+// base, or a stacked pull request's merge base, which only maintainers
+// wrote. A file that is missing or does not parse names none (the run
+// reports its errors).
+func (a *app) trustedBots(ctx context.Context, repo *gitrev.Repo, sha string) []string {
+	if a.cfg.Policy == "none" {
+		return nil
+	}
+	rel, err := a.policyPath()
+	if err != nil {
+		return nil
+	}
+	name := filepath.ToSlash(rel)
+	p, _, err := pipeline.ReadCommitPolicy(ctx, repo, sha, path.Join(filepath.ToSlash(repo.Subdir()), name), name)
+	if err != nil || p == nil {
+		return nil
+	}
+	return p.TrustedBots
+}
+
+// permission reads login's access to the repository with the action's
+// API client.
+func (a *app) permission(ctx context.Context, r *actionRun, login string) (github.Permission, error) {
+	owner, repo, ok := a.gh.OwnerRepo()
+	switch {
+	case r.clientErr != nil:
+		return github.Permission{}, r.clientErr
+	case r.client == nil || !ok:
+		return github.Permission{}, errors.New("no token input or GITHUB_REPOSITORY to ask GitHub with")
+	}
+	return r.client.Permission(ctx, owner, repo, login)
 }
 
 // readOnlyFork reports whether the run is a fork's pull_request run, whose

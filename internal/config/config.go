@@ -201,7 +201,7 @@ func (c *Config) Measures(lane string) bool {
 // measured with the other settings; "" when they can.
 func (c *Config) measureConflict() string {
 	if c.MaxTime > 0 && !c.Measures(LaneTime) {
-		return "--max-time adds timed rounds, and --measure " + strings.Join(c.Measure, ",") + " measures no time lane"
+		return "--max-time adds timed rounds, and --measure " + strings.Join(c.Measure, ",") + " measures no time"
 	}
 	return ""
 }
@@ -230,7 +230,7 @@ func measure(s string, dst *[]string) error {
 				list = append(list, f)
 			}
 		default:
-			return fmt.Errorf("unknown lane %q: want time, instructions or time,instructions", f)
+			return fmt.Errorf("unknown measure %q: want time, instructions or time,instructions", f)
 		}
 	}
 	*dst = list

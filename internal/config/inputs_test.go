@@ -142,8 +142,8 @@ func TestFromInputsBad(t *testing.T) {
 		{"INPUT_ARGS", "--count 0", `input args: --count "0": must be at least 1`},
 		{"INPUT_ARGS", "--comment-key 'a b'", `input args: --comment-key "a b": want letters`},
 		{"INPUT_ARGS", "--fail-on speed", `input args: --fail-on "speed": unknown kind "speed"`},
-		{"INPUT_ARGS", "--measure cycles", `input args: --measure "cycles": unknown lane "cycles"`},
-		{"INPUT_ARGS", "--measure instructions --max-time 10m", `input args: --max-time adds timed rounds, and --measure instructions measures no time lane`},
+		{"INPUT_ARGS", "--measure cycles", `input args: --measure "cycles": unknown measure "cycles"`},
+		{"INPUT_ARGS", "--measure instructions --max-time 10m", `input args: --max-time adds timed rounds, and --measure instructions measures no time`},
 		// What args refuses, in one line naming the flag.
 		{"INPUT_ARGS", "--treshold 5%", `input args: unknown flag --treshold: did you mean --threshold? (benchgate action -h lists the flags args takes)`},
 		{"INPUT_ARGS", "--accept-trailers", `input args: --accept-trailers is a trust setting: set it with the input accept-trailers`},

@@ -187,7 +187,7 @@ var Settings = []Setting{
 		HelpFor: map[string]string{"history": "the suite-wide rate of false creeps, in (0, 1)"},
 		set:     func(c *Config, s string) error { return alpha(s, &c.Alpha) }},
 	{Flag: "fail-on", Arg: "LIST", Commands: judging, Default: "time,allocs,bytes,metrics,failure", Group: GroupDecide,
-		Help: "findings that fail the gate: time,allocs,bytes,metrics,instructions,failure,removed,inconclusive,scaling, or none; the default adds instructions when that lane is measured",
+		Help: "findings that fail the gate: time,allocs,bytes,metrics,instructions,failure,removed,inconclusive,scaling, or none; the default adds instructions when they are measured (--measure instructions)",
 		set:  func(c *Config, s string) error { return failOn(s, &c.FailOn) }},
 	{Flag: "policy", Arg: "FILE", Commands: judging, Default: ".benchgate.yml", Group: GroupDecide,
 		Help:    `the per-benchmark policy file (thresholds, allowances, ignored and required benchmarks; docs/policy.md), relative to the module's directory; run reads it from the base commit, so that a pull request cannot loosen its own gate; "none" for none`,

@@ -74,6 +74,9 @@ type Target struct {
 	// writes. HeadSHA is then the commit the label was added for.
 	LabelAdded string
 	Sender     string
+	// SenderType is the sender's account type (sender.type): "User",
+	// "Bot" for an app or a bot account, "Organization".
+	SenderType string
 	// Author is the pull request's author (pull_request.user.login).
 	Author string
 	// BaseRef is the branch the pull request merges into
@@ -240,6 +243,7 @@ type branch struct {
 
 type user struct {
 	Login string `json:"login"`
+	Type  string `json:"type"`
 }
 
 type pullRequestEvent struct {
@@ -377,7 +381,7 @@ func checkPullRequest(in Input, ev *pullRequestEvent) (Target, error) {
 		t.Author = u.Login
 	}
 	if ev.Action == "labeled" && ev.Label != nil && ev.Sender != nil {
-		t.LabelAdded, t.Sender = ev.Label.Name, ev.Sender.Login
+		t.LabelAdded, t.Sender, t.SenderType = ev.Label.Name, ev.Sender.Login, ev.Sender.Type
 	}
 	if ev.Repository != nil {
 		t.DefaultBranch = ev.Repository.DefaultBranch

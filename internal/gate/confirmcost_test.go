@@ -1,9 +1,9 @@
 package gate
 
-// The confirmation's cost and error rates on the exact code path
-// (pipeline.PlanConfirm and pipeline.Confirm: Judge with ConfirmRounds →
-// Promising → FreshRounds → each promising row's own fresh rounds →
-// Judge → Confirm), on the statistics audit's realistic machine: each
+// The confirmation's cost and error rates on the exact code path (the
+// Confirmation that pipeline.Confirm drives: Judge with Policy.Screened →
+// Promising → FreshRounds → each promising row's own fresh rounds in two
+// stages → Judge → Confirm), on the statistics audit's realistic machine: each
 // round runs 5 pairs of processes, base and head back to back in a random
 // order, reduced by the median; a process's time is exp(state + s·z) with
 // s drawn per benchmark in [2.5 %, 13 %] (2–10 % per round), a 5 % chance
@@ -26,19 +26,37 @@ import (
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
-// machine is the audit's realistic machine model.
+// machine is the audit's realistic machine model, with a switching hog
+// and an order effect when asked for.
 type machine struct {
 	drift, rho    float64 // the state's stationary SD and per-process correlation
 	outP, outMean float64 // chance a process is slowed, and the mean slowdown
 	runs          int     // runs (pairs) per side per round
 	sLow, sHigh   float64 // per-process log SD, drawn per benchmark in [sLow, sHigh]
 	fixedPerRound float64 // when > 0: one run per round, normal, this per-round noise, no drift
+	// A CPU hog that switches on and off: its state flips between two
+	// processes with chance hogFlip; while it is on, a process shares its
+	// core with chance hogShare and then takes 1 + hogSlow·U(0.5, 1.5)
+	// times as long (a one-core hog on a two-core machine, on for a
+	// second and off for a second, against processes of about 20 ms).
+	hogFlip, hogShare, hogSlow float64
+	// order slows the second run of each pair (base and head back to
+	// back, in a random order) by this factor: an order effect, which
+	// the random order turns into noise of ±order per round when a
+	// round's runs are reduced by their median.
+	order float64
 }
 
 var realistic = machine{drift: 0.03, rho: 0.995, outP: 0.05, outMean: 0.3, runs: 5, sLow: 0.025, sHigh: 0.13}
 
+// hogged is the realistic machine, quieter between bursts (0.5–3 % per
+// process), under the switching hog of scripts/evidence.sh.
+var hogged = machine{drift: 0.03, rho: 0.995, outP: 0.02, outMean: 0.3, runs: 5, sLow: 0.005, sHigh: 0.03,
+	hogFlip: 0.02, hogShare: 0.3, hogSlow: 1}
+
 type simBench struct {
 	s, effect, state float64
+	hog              bool
 }
 
 // rounds draws rounds first..first+n-1 of b.
@@ -52,11 +70,19 @@ func (mc machine) rounds(rng *rand.Rand, b *simBench, first, n int) (base, head 
 		if rng.Float64() < mc.outP {
 			v *= 1 + rng.ExpFloat64()*mc.outMean
 		}
+		if mc.hogFlip > 0 {
+			if rng.Float64() < mc.hogFlip {
+				b.hog = !b.hog
+			}
+			if b.hog && rng.Float64() < mc.hogShare {
+				v *= 1 + mc.hogSlow*(0.5+rng.Float64())
+			}
+		}
 		return 1e-3 * v
 	}
 	for r := first; r < first+n; r++ {
 		for range max(1, mc.runs) {
-			vb, vh := next(), next()
+			vb, vh := next(), next()*(1+mc.order)
 			if rng.IntN(2) == 0 {
 				vb, vh = vh, vb
 			}
@@ -118,12 +144,11 @@ func runSuite(rng *rand.Rand, mc machine, bs []*simBench, n int, p Policy) suite
 	return out
 }
 
-// stagedConfirm is the confirmation stage as pipeline.Confirm runs it
-// after a screen of n rounds: every promising row's first-stage fresh
-// rounds (FirstFresh, or its whole FreshRounds when fewer), then the rest
-// of their FreshRounds for the rows Continuing names, then Confirm on all
-// of them; draw gives a row's rounds first..first+count-1. It returns the
-// verdict and the fresh unit-rounds run.
+// stagedConfirm drives the confirmation procedure that pipeline.Confirm
+// drives in a run (Confirmation: Next, Observe, Verdict) with synthetic
+// rounds after a screen of n rounds: draw gives a row's rounds
+// first..first+count-1. It returns the verdict and the fresh unit-rounds
+// run.
 func stagedConfirm(screen Verdict, n int, draw func(k stats.Key, first, count int) (base, head []stats.Obs)) (Verdict, int) {
 	v, by := stagedConfirmBy(screen, n, draw)
 	total := 0
@@ -135,27 +160,19 @@ func stagedConfirm(screen Verdict, n int, draw func(k stats.Key, first, count in
 
 // stagedConfirmBy is stagedConfirm with the fresh rounds each row ran.
 func stagedConfirmBy(screen Verdict, n int, draw func(k stats.Key, first, count int) (base, head []stats.Obs)) (Verdict, map[stats.Key]int) {
-	plan := FreshRounds(screen)
-	ran := map[stats.Key]int{}
-	if len(plan) == 0 {
-		return Confirm(screen, Verdict{Policy: screen.Policy}), ran
-	}
-	keys := Promising(screen)
-	stage := FirstFresh(screen)
+	c := NewConfirmation(screen)
 	set := &stats.Set{Base: map[stats.Key][]stats.Obs{}, Head: map[stats.Key][]stats.Obs{}, Estimator: stats.Median}
-	for _, k := range keys {
-		c := min(plan[k], stage)
-		set.Keys = append(set.Keys, k)
-		set.Base[k], set.Head[k] = draw(k, n+1, c)
-		ran[k] = c
+	for step, ok := c.Next(); ok; step, ok = c.Next() {
+		for i, k := range step.Keys {
+			if _, seen := set.Base[k]; !seen {
+				set.Keys = append(set.Keys, k)
+			}
+			b, h := draw(k, n+step.From, step.Rounds[i])
+			set.Base[k], set.Head[k] = append(set.Base[k], b...), append(set.Head[k], h...)
+		}
+		c.Observe(Judge(stats.CompareAlpha(set, 0.95, screen.Policy.Alpha), nil, screen.Policy))
 	}
-	first := Judge(stats.CompareAlpha(set, 0.95, screen.Policy.Alpha), nil, screen.Policy)
-	for _, k := range Continuing(screen, first) {
-		b, h := draw(k, n+1+stage, plan[k]-stage)
-		set.Base[k], set.Head[k] = append(set.Base[k], b...), append(set.Head[k], h...)
-		ran[k] += plan[k] - stage
-	}
-	return Confirm(screen, Judge(stats.CompareAlpha(set, 0.95, screen.Policy.Alpha), nil, screen.Policy)), ran
+	return c.Verdict(), c.Ran()
 }
 
 // costCell runs reps suites of m rows (changed of them by effect) and
@@ -183,15 +200,17 @@ func costCell(mc machine, m, changed int, effect, threshold float64, reps int, s
 
 // TestConfirmCost: on A/A suites of 20 on the realistic machine, the
 // confirmation adds at most +20 % rounds at the default threshold and
-// +30 % at 2 % (statistics audit W4: +32 % and +55 % when every promising
-// row got the most any needed and the cut was p < 0.2 at any size), and
-// no more than α of the suites get a false change.
+// +32 % at 2 % (statistics audit W4: +32 % and +55 % when every promising
+// row got the most any needed and the cut was p < 0.2 at any size; +30 %
+// before the rounds were planned for bursts, which cost about one point
+// at 2 %: docs/evidence.md), and no more than α of the suites get a false
+// change.
 func TestConfirmCost(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		threshold, limit float64
 		quick            int
-	}{{0.05, 0.20, 50}, {0.02, 0.30, 50}} {
+	}{{0.05, 0.20, 50}, {0.02, 0.32, 50}} {
 		reps := simReps(t, c.quick)
 		if os.Getenv(testenv.HeavyVar) == "1" && os.Getenv("BENCHGATE_SIM") == "" {
 			reps = 300

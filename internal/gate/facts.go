@@ -130,8 +130,11 @@ type Reason struct {
 	// "bh"; "" when it did not: one benchmark, or none).
 	Looks      int
 	Correction Correction
-	Alpha      float64
-	Threshold  float64
+	// Alpha is the level P was compared with: the policy's α, or the
+	// share of it one of [Confirm]'s looks had; PolicyAlpha is then the
+	// policy's α (0 when Alpha is the policy's).
+	Alpha, PolicyAlpha float64
+	Threshold          float64
 	// Better is the direction of a custom metric (kind Other): 1 higher
 	// is better, 0 lower is better; -1 for the other kinds.
 	Better int

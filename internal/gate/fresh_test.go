@@ -95,3 +95,48 @@ func TestFirstFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestTooNoisyToConfirm: a promising row whose pooled test could not see
+// twice its threshold even with the most fresh rounds, at the low end of
+// what its noise reads, is not re-run; a row whose screen already shows a
+// change that large is, and so is a quiet one and one the screen alone
+// calls a change. Confirm marks the row not re-run, too noisy, with the
+// MDE.
+func TestTooNoisyToConfirm(t *testing.T) {
+	p := DefaultPolicy()
+	p.ConfirmRounds = ConfirmRounds(10, 20, p)
+	z := []float64{-1.64, -1.04, -0.67, -0.39, -0.13, 0.13, 0.39, 0.67, 1.04, 1.64}
+	row := func(noise, change float64, status Status) Result {
+		d := make([]float64, len(z))
+		for i := range z {
+			d[i] = math.Log1p(change) + noise*z[i]
+		}
+		return Result{Test: TestPaired, Status: status, Delta: ptr(change),
+			Comparison: stats.Comparison{Key: stats.Key{Name: "X", Unit: "sec/op"}, Paired: &stats.Paired{N: len(d), LogRatios: d}}}
+	}
+	for _, c := range []struct {
+		name          string
+		noise, change float64
+		status        Status
+		skip          bool
+	}{
+		{"60 % noise, +4 %: cannot see 10 %", 0.6, 0.04, Unchanged, true},
+		{"60 % noise, +40 %: the screen shows more than it could not see", 0.6, 0.40, Unchanged, false},
+		{"60 % noise, a screen regression", 0.6, 0.04, Regression, false},
+		{"5 % noise, +4 %", 0.05, 0.04, Unchanged, false},
+	} {
+		mde, skip := tooNoisyToConfirm(row(c.noise, c.change, c.status), p, 20)
+		if skip != c.skip {
+			t.Errorf("%s: not re-run %v (MDE at the cap %.1f%%), want %v", c.name, skip, 100*mde, c.skip)
+		}
+		if skip && !(mde > 2*p.Threshold) {
+			t.Errorf("%s: not re-run with an MDE of %.1f%%, want beyond twice the threshold", c.name, 100*mde)
+		}
+	}
+	saved := tooNoisyStop
+	tooNoisyStop = false
+	defer func() { tooNoisyStop = saved }()
+	if _, skip := tooNoisyToConfirm(row(0.6, 0.04, Unchanged), p, 20); skip {
+		t.Error("without the stop: not re-run")
+	}
+}

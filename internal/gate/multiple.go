@@ -35,6 +35,17 @@ func correctionOf(c Correction) Correction {
 	return c
 }
 
+// padded returns m p-values, the last m − n of them 1: the rows of a
+// family of m that are not judged here (Policy.Family) enter a
+// correction with the one p-value every row has.
+func padded(n, m int) []float64 {
+	ps := make([]float64, max(n, m))
+	for i := n; i < len(ps); i++ {
+		ps[i] = 1
+	}
+	return ps
+}
+
 // factor is the multiplier that the correction applies to the smallest
 // p-value of m comparisons when only one benchmark changes: m for Holm and
 // BH (both start from α/m), 1 without correction.

@@ -45,7 +45,7 @@ func TestPairedTestSeesThroughDrift(t *testing.T) {
 	if r.Noise == nil || *r.Noise != c.Paired.Noise || r.MDE == nil || *r.MDE > 0.02 || r.TooNoisy {
 		t.Errorf("noise %v MDE %v too noisy %v", r.Noise, r.MDE, r.TooNoisy)
 	}
-	if want := fmt.Sprintf("p<0.001 < α=0.01 and %s ≥ +5%%", fmt.Sprintf("%+.1f%%", 100**r.Delta)); reasonText(r) != want {
+	if want := fmt.Sprintf("p<0.001 < α=0.01 and %s ≥ +5%%", fmt.Sprintf("%+.2f%%", 100**r.Delta)); reasonText(r) != want {
 		t.Errorf("reason %q, want prefix %q", reasonText(r), want)
 	}
 	if v.MinCount != 8 || v.Family != 1 || inconclusiveText(v) != "" || len(v.Warnings) != 0 {
@@ -70,17 +70,17 @@ func TestPairedBoundaries(t *testing.T) {
 		reason     string
 	}{
 		{"all ratios equal, 10 rounds", rep(100, 10), rep(110, 10), Regression, TestPaired,
-			"p=0.002 < α=0.01 and +10.0% ≥ +5%"},
+			"p=0.002 < α=0.01 and +10.00% ≥ +5%"},
 		// Zeros are no evidence (B4): with no non-zero log-ratio, or 3 of
 		// them, the paired floor is 1 or 0.25, and the U test judges.
 		{"all ratios equal to 1", spread(100, 10), spread(100, 10), Unchanged, TestUTest,
-			"+0.0%, p=1.000: no significant change"},
+			"+0.00%, p=1.000: no significant change"},
 		{"zeros: 7 equal rounds, 3 slower", []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, []float64{1, 1, 1, 1, 1, 1, 1, 1.2, 1.3, 1.4}, Unchanged, TestUTest,
-			"+0.0%, p=0.211: no significant change; too noisy to judge: changes under 12.8% cannot be seen at this noise (9.8% per round, 10 rounds)"},
+			"+0.00%, p=0.211: no significant change; too noisy to judge: changes under 12.8% cannot be seen at this noise (9.8% per round, 10 rounds)"},
 		{"ties: three groups of equal ratios, all slower", rep(100, 10), []float64{106, 106, 106, 107, 107, 107, 108, 108, 108, 108}, Regression, TestPaired,
-			"p=0.002 < α=0.01 and +7.0% ≥ +5%"},
+			"p=0.002 < α=0.01 and +7.00% ≥ +5%"},
 		{"one faster round among 10", rep(100, 10), []float64{110, 110, 110, 110, 110, 110, 110, 110, 110, 99}, Regression, TestPaired,
-			"p=0.004 < α=0.01 and +10.0% ≥ +5%"},
+			"p=0.004 < α=0.01 and +10.00% ≥ +5%"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,10 +160,10 @@ func TestCorrectionAtAlpha(t *testing.T) {
 		status Status
 		reason string
 	}{
-		{Holm, Unchanged, "+10.0% but p=0.010 (raw 0.005, holm) ≥ α=0.01: not significant"},
-		{"", Unchanged, "+10.0% but p=0.010 (raw 0.005, holm) ≥ α=0.01: not significant"},
-		{BH, Regression, "p=0.005 < α=0.01 and +10.0% ≥ +5%"},
-		{NoCorrection, Regression, "p=0.005 < α=0.01 and +10.0% ≥ +5%"},
+		{Holm, Unchanged, "+10.00% but p=0.010 (raw 0.005, after Holm's correction for 2 time/op rows) ≥ α=0.01: not significant"},
+		{"", Unchanged, "+10.00% but p=0.010 (raw 0.005, after Holm's correction for 2 time/op rows) ≥ α=0.01: not significant"},
+		{BH, Regression, "p=0.005 < α=0.01 and +10.00% ≥ +5%"},
+		{NoCorrection, Regression, "p=0.005 < α=0.01 and +10.00% ≥ +5%"},
 	} {
 		p := DefaultPolicy()
 		p.Correction = tt.corr
@@ -199,7 +199,7 @@ func TestFamilyChoosesTheTest(t *testing.T) {
 		if r.Test != TestPaired || r.Status != Regression || math.Abs(*r.PAdjusted-5*2.0/1024) > 1e-12 {
 			t.Errorf("m=5: %s test %q status %q adjusted %v", r.Name, r.Test, r.Status, *r.PAdjusted)
 		}
-		if !strings.Contains(reasonText(r), "p=0.010 (raw 0.002, holm) < α=0.01") {
+		if !strings.Contains(reasonText(r), "p=0.010 (raw 0.002, after Holm's correction for 5 time/op rows) < α=0.01") {
 			t.Errorf("m=5 reason %q", reasonText(r))
 		}
 	}
@@ -212,7 +212,7 @@ func TestFamilyChoosesTheTest(t *testing.T) {
 			t.Errorf("m=6: %s test %q status %q", r.Name, r.Test, r.Status)
 		}
 	}
-	want := []string{"time/op of 6 benchmarks was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with 10 rounds and 6 benchmarks the paired test's smallest possible adjusted p is 0.012 ≥ α=0.01; use --count ≥ 11 for the paired test"}
+	want := []string{"time/op of 6 benchmarks was judged with benchstat's unpaired U test, which is less sensitive when the machine drifts: with 10 rounds and 6 benchmarks the paired test's smallest possible adjusted p is 0.012 ≥ α=0.01; use --count 11 or more for the paired test"}
 	if diff := cmp.Diff(want, warningTexts(v)); diff != "" {
 		t.Errorf("m=6 warnings (-want +got):\n%s", diff)
 	}
@@ -237,7 +237,7 @@ func TestInconclusiveSuite(t *testing.T) {
 	if n := v.Count(Inconclusive); n != 120 || !v.Pass {
 		t.Fatalf("%d inconclusive, pass %v", n, v.Pass)
 	}
-	want := "time/op could not be judged for 120 benchmarks: with 4 rounds and 120 benchmarks the smallest possible adjusted p is 1.000 ≥ α=0.01; use --count ≥ 15"
+	want := "time/op not judged for 120 benchmarks: with 4 rounds and 120 benchmarks the smallest possible adjusted p is 1.000 ≥ α=0.01; use --count 15 or more"
 	if inconclusiveText(v) != want || warningTexts(v)[0] != want || v.MinCount != 15 {
 		t.Errorf("Inconclusive %q\nWarnings %q\nMinCount %d", inconclusiveText(v), warningTexts(v), v.MinCount)
 	}
@@ -245,7 +245,7 @@ func TestInconclusiveSuite(t *testing.T) {
 	for i := range cmps {
 		cmps[i] = measured("p", fmt.Sprintf("B%03d", i), "sec/op", spread(100, 6), spread(200, 6))
 	}
-	if v := Judge(cmps, nil, DefaultPolicy()); !strings.Contains(inconclusiveText(v), "with 6 rounds and 120 benchmarks the smallest possible adjusted p is 0.260 ≥ α=0.01; use --count ≥ 15") {
+	if v := Judge(cmps, nil, DefaultPolicy()); !strings.Contains(inconclusiveText(v), "with 6 rounds and 120 benchmarks the smallest possible adjusted p is 0.260 ≥ α=0.01; use --count 15 or more") {
 		t.Errorf("6 rounds: %q", inconclusiveText(v))
 	}
 	r := v.Results[0]
@@ -289,22 +289,22 @@ func TestFeasibility(t *testing.T) {
 	if got := adviceText(15, 120, p); got != "" {
 		t.Errorf("adviceText(15, 120) = %q, want none", got)
 	}
-	want := "with --count 10 and 120 benchmarks the paired test cannot reach α=0.01 after the holm correction in the first rounds alone (smallest possible adjusted p 0.234); a confirmation's fresh rounds (the default) let it decide promising rows on the rounds pooled; without them (--confirm=false) the U test judges time/op instead, less sensitive on a drifting machine; use --count ≥ 15"
+	want := "with --count 10 and 120 benchmarks the first rounds alone cannot reach α=0.01 after Holm's correction (the smallest possible p is 0.234), so rows that look like a change are re-run on fresh rounds and decided on all their rounds (the default); without it (--confirm=false) benchstat's U test judges time/op instead, less sensitive on a drifting machine; use --count 15 or more to decide in the first rounds"
 	if got := adviceText(10, 120, p); got != want {
 		t.Errorf("adviceText(10, 120):\n got  %q\n want %q", got, want)
 	}
 	p.Correction = NoCorrection
-	want = "with --count 5 and 1 benchmark the paired test cannot reach α=0.01 without correction in the first rounds alone (smallest possible adjusted p 0.062); a confirmation's fresh rounds (the default) let it decide promising rows on the rounds pooled; without them (--confirm=false) the U test judges time/op instead, less sensitive on a drifting machine; use --count ≥ 8"
+	want = "with --count 5 and 1 benchmark the first rounds alone cannot reach α=0.01 (the smallest possible p is 0.062), so rows that look like a change are re-run on fresh rounds and decided on all their rounds (the default); without it (--confirm=false) benchstat's U test judges time/op instead, less sensitive on a drifting machine; use --count 8 or more to decide in the first rounds"
 	if got := adviceText(5, 1, p); got != want {
 		t.Errorf("adviceText(5, 1, none):\n got  %q\n want %q", got, want)
 	}
 	p.Correction = Holm
-	want = "with --count 6 and 120 benchmarks the paired test cannot reach α=0.01 after the holm correction in the first rounds alone (smallest possible adjusted p 1.000); a confirmation's fresh rounds (the default) let it decide promising rows on the rounds pooled; without them nothing can be judged; use --count ≥ 15"
+	want = "with --count 6 and 120 benchmarks the first rounds alone cannot reach α=0.01 after Holm's correction (the smallest possible p is 1.000), so rows that look like a change are re-run on fresh rounds and decided on all their rounds (the default); without the re-run nothing could be judged; use --count 15 or more to decide in the first rounds"
 	if got := adviceText(6, 120, p); got != want {
 		t.Errorf("adviceText(6, 120):\n got  %q\n want %q", got, want)
 	}
 	p.Correction = NoCorrection
-	want = "with --count 5 and 1 benchmark the paired test cannot reach α=0.01 without correction in the first rounds alone (smallest possible adjusted p 0.062); a confirmation's fresh rounds (the default) let it decide promising rows on the rounds pooled; without them (--confirm=false) the U test judges time/op instead, less sensitive on a drifting machine; use --count ≥ 8"
+	want = "with --count 5 and 1 benchmark the first rounds alone cannot reach α=0.01 (the smallest possible p is 0.062), so rows that look like a change are re-run on fresh rounds and decided on all their rounds (the default); without it (--confirm=false) benchstat's U test judges time/op instead, less sensitive on a drifting machine; use --count 8 or more to decide in the first rounds"
 	if got := adviceText(5, 1, p); got != want {
 		t.Errorf("adviceText(5, 1, none):\n got  %q\n want %q", got, want)
 	}
@@ -485,7 +485,7 @@ func TestConfirm(t *testing.T) {
 	if r := v.Results[5]; r.Reason.Code != ReasonVanished || r.Fails() {
 		t.Errorf("Back: %s %q", r.Reason.Code, reasonText(r))
 	}
-	if r := v.Results[2]; !r.Unconfirmed || !strings.HasSuffix(reasonText(r), "; could not be confirmed (not re-measured): kept") {
+	if r := v.Results[2]; !r.Unconfirmed || !strings.HasSuffix(reasonText(r), "; not re-run: kept") {
 		t.Errorf("kept reason %q", reasonText(r))
 	}
 	// The family: every time row of the screen (6), rows not re-run with
@@ -547,13 +547,13 @@ func TestJudgeWithLooks(t *testing.T) {
 	p := pairedPolicy()
 	p.Looks = []int{5, 9, 10}
 	r := Judge([]stats.Comparison{c}, nil, p).Results[0]
-	if r.Status != Regression || math.Abs(*r.PAdjusted-8.0/1024) > 1e-15 || reasonText(r) != "p=0.008 (raw 0.004, 2 looks) < α=0.01 and +10.0% ≥ +5%" {
+	if r.Status != Regression || math.Abs(*r.PAdjusted-8.0/1024) > 1e-15 || reasonText(r) != "p=0.008 (raw 0.004, after 2 early checks) < α=0.01 and +10.00% ≥ +5%" {
 		t.Errorf("%s %.20g %q", r.Status, *r.PAdjusted, reasonText(r))
 	}
 	// Looks after 8, 9, 10 and 11 rounds: the round-8 look cannot give
 	// 0.0039 (its floor is 0.0078), the other three can: 3 × 0.0039 ≥ 0.01.
 	p.Looks = []int{8, 9, 10, 11}
-	if r := Judge([]stats.Comparison{c}, nil, p).Results[0]; r.Status != Unchanged || reasonText(r) != "+10.0% but p=0.012 (raw 0.004, 3 looks) ≥ α=0.01: not significant" {
+	if r := Judge([]stats.Comparison{c}, nil, p).Results[0]; r.Status != Unchanged || reasonText(r) != "+10.00% but p=0.012 (raw 0.004, after 3 early checks) ≥ α=0.01: not significant" {
 		t.Errorf("%s %q", r.Status, reasonText(r))
 	}
 }
@@ -601,7 +601,7 @@ func TestLook(t *testing.T) {
 		measured("p", "Slow", "allocs/op", rep(1, 12), rep(1, 12)),
 	}
 	got := Look(cmps, p)
-	if d, ok := got[cmps[0].Key]; !ok || d.Status != Regression || d.Rounds != 12 || !strings.Contains(decisionText(d), "(raw <0.001, holm) < α=0.01") {
+	if d, ok := got[cmps[0].Key]; !ok || d.Status != Regression || d.Rounds != 12 || !strings.Contains(decisionText(d), "(raw <0.001, after Holm's correction for 3 time/op rows) < α=0.01") {
 		t.Errorf("Slow: %+v", d)
 	}
 	if d, ok := got[cmps[1].Key]; !ok || d.Status != Unchanged || !strings.HasPrefix(decisionText(d), "within ±5%: the 99% interval of the change is ") {

@@ -65,20 +65,38 @@ func rateUnit(unit string) bool {
 // MB/s: 0.005 MB/s; benchfmt's scaling to sec/op and B/s keeps the
 // digits). A value that ends in zeros is credited with fewer digits than
 // it may have had (sound, wider); at most nine digits are credited,
-// which also absorbs the rounding of the scaling.
+// which also absorbs the rounding of the scaling. A value that is not a
+// normal float64 (0, subnormal, infinite, NaN) carries no precision: +Inf.
+//
+// The search ends within printedSteps powers of ten whatever x is: at
+// the first, x/q is in (0.1, 1]; after ten more it passes 10⁹, where
+// any whole number is within 1e-9 of it.
 func printedError(x float64) float64 {
 	x = math.Abs(x)
-	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+	if !(x >= smallestNormal) || math.IsInf(x, 0) {
 		return math.Inf(1)
 	}
-	for e := math.Ceil(math.Log10(x)); ; e-- {
+	e := math.Ceil(math.Log10(x))
+	for range printedSteps {
 		q := math.Pow(10, e)
 		r := x / q
+		if q == 0 || math.IsInf(r, 0) || math.IsNaN(r) {
+			break
+		}
 		if n := math.Round(r); n >= 1 && math.Abs(r-n) <= 1e-9*r {
 			return q / 2 / x
 		}
+		e--
 	}
+	return math.Inf(1)
 }
+
+// smallestNormal is the smallest positive normal float64, 2⁻¹⁰²².
+const smallestNormal = 0x1p-1022
+
+// printedSteps bounds printedError's search (eleven powers of ten suffice;
+// two more absorb Log10's rounding at a power of ten).
+const printedSteps = 13
 
 // sideAmount is the per-op amount of one side of a rate row: the range
 // that every run's rate × sec/op allows, each value within its

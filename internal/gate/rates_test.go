@@ -90,7 +90,7 @@ func TestRateAmountChangedUnderNoise(t *testing.T) {
 	if bs.Reason.Code != ReasonAmountChange || bs.Test != "" || bs.P != nil || bs.Delta == nil || math.Abs(*bs.Delta-(3276.0/4096-1)) > 1e-4 {
 		t.Errorf("B/s: %s, test %q, p %v, delta %v; want an exact −20.0%%", bs.Reason.Code, bs.Test, bs.P, bs.Delta)
 	}
-	if got, want := reasonText(bs), "the bytes per op went 4.000Ki → 3.199Ki in every run (SetBytes): -20.0% ≤ -4.76% (higher is better); time/op is judged on its own row"; got != want {
+	if got, want := reasonText(bs), "the bytes per op went 4.000Ki → 3.199Ki in every run (SetBytes): -20.02% ≤ -4.76% (higher is better); time/op is judged on its own row"; got != want {
 		t.Errorf("B/s reason:\n got %s\nwant %s", got, want)
 	}
 	if v.Pass {
@@ -168,7 +168,7 @@ func TestRateFollowsTime(t *testing.T) {
 		}
 	}
 	got := reasonText(encodeRow(t, v, "B/s"))
-	if want := fmt.Sprintf("the bytes per op are 4.000Ki in every run on both sides (SetBytes): B/s changes only with time/op and takes its judgement: %s, p", pct1Test(*inverse(tm.Delta))); !strings.HasPrefix(got, want) {
+	if want := fmt.Sprintf("the bytes per op are 4.000Ki in every run on both sides (SetBytes): B/s changes only with time/op and takes its judgement: %s, p", pctTest(*inverse(tm.Delta))); !strings.HasPrefix(got, want) {
 		t.Errorf("B/s reason:\n got %s\nwant %s…", got, want)
 	}
 	if got := reasonText(encodeRow(t, v, "items/s")); !strings.HasPrefix(got, "the items per op are 64.00 in every run on both sides: items/s changes only with time/op") {
@@ -199,13 +199,13 @@ func TestRateFollowsTime(t *testing.T) {
 	// still follows time/op, and says what the amount did.
 	head = rateSide(0, 12, 4000, noisyTime(1.2, 0.02, 7), varyingHits(8))
 	r := encodeRow(t, judgeRaw(t, base, head, DefaultPolicy()), "B/s")
-	if r.Status != Regression || r.Reason.Code != ReasonFollowsTime || !strings.HasPrefix(reasonText(r), "the bytes per op went 4.000Ki → 3.906Ki in every run (SetBytes), within ±5%: B/s takes time/op's judgement: -17.3%, p") {
+	if r.Status != Regression || r.Reason.Code != ReasonFollowsTime || !strings.HasPrefix(reasonText(r), "the bytes per op went 4.000Ki → 3.906Ki in every run (SetBytes), within ±5%: B/s takes time/op's judgement: -17.26%, p") {
 		t.Errorf("amount within the threshold: %s %s: %s", r.Status, r.Reason.Code, reasonText(r))
 	}
 }
 
-// pct1Test is a change as the reasons print it ("-16.7%").
-func pct1Test(d float64) string { return fmt.Sprintf("%+.1f%%", 100*d) }
+// pctTest is a change as the reasons print it ("-16.72%").
+func pctTest(d float64) string { return fmt.Sprintf("%+.2f%%", 100*d) }
 
 // A confirmation changes time rows after Judge: a rate that follows time
 // follows the pooled decision (here a screen regression that the fresh
@@ -256,6 +256,19 @@ func TestPrintedError(t *testing.T) {
 	}
 	if !math.IsInf(printedError(0), 1) {
 		t.Error("printedError(0) is finite")
+	}
+	// Values that are not normal floats carry no precision, and the
+	// search ends for every value (round 3's L1: 5e-324 looped forever,
+	// its powers of ten underflowing to 0).
+	for _, x := range []float64{5e-324, 1e-323, 3e-320, math.SmallestNonzeroFloat64, math.Inf(1), math.NaN()} {
+		if got := printedError(x); !math.IsInf(got, 1) {
+			t.Errorf("printedError(%g) = %g, want +Inf", x, got)
+		}
+	}
+	for _, x := range []float64{smallestNormal, 1e-300, 1.2345678901234e-200, math.MaxFloat64, 1e308, 9.999999999999e307} {
+		if got := printedError(x); !(got > 0) {
+			t.Errorf("printedError(%g) = %g, want a positive error", x, got)
+		}
 	}
 }
 

@@ -4,148 +4,42 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/benchgate/benchgate/internal/github/githubtest"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 const dataBranch = "benchgate-data"
 
-// TestAppendFileCreatesBranch: the first append makes the data branch, a
-// root commit with only the file; the next one is a commit on it; reads
-// see both, and a missing branch reads as ErrNoBranch.
-func TestAppendFileCreatesBranch(t *testing.T) {
+// TestReadFileMissing: a missing branch reads as ErrNoBranch, a missing
+// file on a branch as empty.
+func TestReadFileMissing(t *testing.T) {
 	h := newHarness(t, githubtest.Config{}, Options{})
 	ctx := context.Background()
 	if _, _, err := h.c.ReadFile(ctx, "o", "r", dataBranch, "ledger.jsonl"); !errors.Is(err, ErrNoBranch) {
 		t.Fatalf("read before: %v, want ErrNoBranch", err)
 	}
-	if err := h.c.AppendFile(ctx, "o", "r", dataBranch, "ledger.jsonl", []byte("1\n"), "record 1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.c.AppendFile(ctx, "o", "r", dataBranch, "ledger.jsonl", []byte("2\n3\n"), "record 2"); err != nil {
-		t.Fatal(err)
-	}
-	got, sha, err := h.c.ReadFile(ctx, "o", "r", dataBranch, "ledger.jsonl")
-	if err != nil || string(got) != "1\n2\n3\n" || sha == "" {
-		t.Fatalf("read: %q %q %v", got, sha, err)
-	}
-	if d := cmp.Diff([]string{"record 2", "record 1"}, h.srv.Commits("o", "r", dataBranch)); d != "" {
-		t.Errorf("commits (-want +got):\n%s", d)
-	}
-	// An existing branch without the file: empty, no error.
+	h.srv.SetFile("o", "r", dataBranch, "ledger.jsonl", []byte("1\n"))
 	if got, sha, err := h.c.ReadFile(ctx, "o", "r", dataBranch, "other.txt"); err != nil || got != nil || sha != "" {
 		t.Errorf("missing file: %q %q %v", got, sha, err)
 	}
 }
 
-// TestAppendFileRetriesAConflict: another recorder writes between this
-// one's read and write; the stale write gets 409, and the retry keeps
-// both writers' lines.
-func TestAppendFileRetriesAConflict(t *testing.T) {
+// TestCommitFilesLostAnswer: a commit GitHub made but whose answer was
+// lost (502) is not made twice.
+func TestCommitFilesLostAnswer(t *testing.T) {
 	h := newHarness(t, githubtest.Config{}, Options{})
 	ctx := context.Background()
 	h.srv.SetFile("o", "r", dataBranch, "ledger.jsonl", []byte("0\n"))
-	other := h.c
-	var once sync.Once
-	rt := &hook{base: h.srv.Client().Transport, before: func(r *http.Request) {
-		if r.Method == http.MethodPut {
-			once.Do(func() {
-				if err := other.AppendFile(ctx, "o", "r", dataBranch, "ledger.jsonl", []byte("B\n"), "record B"); err != nil {
-					t.Errorf("the other recorder: %v", err)
-				}
-			})
-		}
-	}}
-	c, err := NewCommenter(Options{APIURL: h.srv.APIURL(), Token: token, HTTPClient: &http.Client{Transport: rt}, Sleep: func(context.Context, time.Duration) error { return nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.AppendFile(ctx, "o", "r", dataBranch, "ledger.jsonl", []byte("A\n"), "record A"); err != nil {
+	h.srv.AddFault(githubtest.Fault{Method: "PATCH", Path: "/repos/o/r/git/refs/heads/" + dataBranch, Apply: true, Status: 502, Body: githubtest.BodyBadGateway})
+	if err := h.c.CommitFiles(ctx, "o", "r", dataBranch, "record A", []string{"ledger.jsonl", "index.html"}, record("A\n")); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := h.srv.File("o", "r", dataBranch, "ledger.jsonl")
-	if string(got) != "0\nB\nA\n" {
-		t.Errorf("ledger %q, want 0, B, A", got)
-	}
-	var conflicts int
-	for _, s := range h.calls() {
-		if strings.HasPrefix(s, "PUT ") {
-			conflicts++
-		}
-	}
-	if conflicts != 3 { // B's, A's refused, A's again
-		t.Errorf("%d PUTs, want 3 (one refused)", conflicts)
-	}
-}
-
-// TestAppendFileConcurrent: two recorders append at once, many times; no
-// line is lost or doubled.
-func TestAppendFileConcurrent(t *testing.T) {
-	h := newHarness(t, githubtest.Config{}, Options{})
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	errs := make(chan error, 40)
-	for w := range 2 {
-		// Each recorder waits as benchgate does, a hundred times faster.
-		c, err := NewCommenter(Options{APIURL: h.srv.APIURL(), Token: token, HTTPClient: h.srv.Client(),
-			Sleep: func(ctx context.Context, d time.Duration) error { time.Sleep(d / 100); return ctx.Err() }})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range 10 {
-				errs <- c.AppendFile(ctx, "o", "r", dataBranch, "ledger.jsonl", fmt.Appendf(nil, "w%d-%d\n", w, i), "record")
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, _ := h.srv.File("o", "r", dataBranch, "ledger.jsonl")
-	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
-	if len(lines) != 20 {
-		t.Fatalf("%d lines, want 20:\n%s", len(lines), got)
-	}
-	seen := map[string]bool{}
-	for _, l := range lines {
-		seen[l] = true
-	}
-	for w := range 2 {
-		for i := range 10 {
-			if !seen[fmt.Sprintf("w%d-%d", w, i)] {
-				t.Errorf("line w%d-%d lost", w, i)
-			}
-		}
-	}
-}
-
-// TestAppendFileLostAnswer: a write GitHub stored but whose answer was lost
-// (502) is not appended twice.
-func TestAppendFileLostAnswer(t *testing.T) {
-	h := newHarness(t, githubtest.Config{}, Options{})
-	ctx := context.Background()
-	h.srv.SetFile("o", "r", dataBranch, "ledger.jsonl", []byte("0\n"))
-	h.srv.AddFault(githubtest.Fault{Method: "PUT", Path: "/repos/o/r/contents/ledger.jsonl", Apply: true, Status: 502, Body: githubtest.BodyBadGateway})
-	if err := h.c.AppendFile(ctx, "o", "r", dataBranch, "ledger.jsonl", []byte("A\n"), "record A"); err != nil {
-		t.Fatal(err)
-	}
-	got, _ := h.srv.File("o", "r", dataBranch, "ledger.jsonl")
-	if string(got) != "0\nA\n" {
-		t.Errorf("ledger %q, want one A", got)
+	if string(got) != "0\nA\n" || len(h.srv.Commits("o", "r", dataBranch)) != 2 {
+		t.Errorf("ledger %q after %d commits, want one A in one commit", got, len(h.srv.Commits("o", "r", dataBranch)))
 	}
 }
 
@@ -164,13 +58,15 @@ func TestReadFileLarge(t *testing.T) {
 	}
 }
 
-// TestPutFileReadOnly: a read-only token (a fork's pull request) cannot
-// write: ErrForbidden, nothing stored.
-func TestPutFileReadOnly(t *testing.T) {
+// TestCommitFilesReadOnly: a read-only token (a fork's pull request)
+// cannot write: ErrForbidden, nothing stored.
+func TestCommitFilesReadOnly(t *testing.T) {
 	h := newHarness(t, githubtest.Config{}, Options{})
 	h.srv.SetFile("o", "r", dataBranch, "index.html", []byte("old"))
 	h.srv.SetReadOnly(true)
-	err := h.c.PutFile(context.Background(), "o", "r", dataBranch, "index.html", []byte("new"), "page")
+	err := h.c.CommitFiles(context.Background(), "o", "r", dataBranch, "page", []string{"index.html"}, func(map[string][]byte) (map[string][]byte, bool, error) {
+		return map[string][]byte{"index.html": []byte("new")}, true, nil
+	})
 	if !errors.Is(err, ErrForbidden) {
 		t.Errorf("read-only: %v, want ErrForbidden", err)
 	}
@@ -182,7 +78,7 @@ func TestPutFileReadOnly(t *testing.T) {
 func TestFileNamesChecked(t *testing.T) {
 	h := newHarness(t, githubtest.Config{}, Options{})
 	for _, tc := range [][2]string{{"a b", "ledger.jsonl"}, {"-x", "ledger.jsonl"}, {dataBranch, "../x"}, {dataBranch, ""}} {
-		if err := h.c.AppendFile(context.Background(), "o", "r", tc[0], tc[1], []byte("x\n"), "m"); err == nil {
+		if err := h.c.CommitFiles(context.Background(), "o", "r", tc[0], "m", []string{tc[1]}, record("x\n")); err == nil {
 			t.Errorf("branch %q path %q: no error", tc[0], tc[1])
 		}
 	}

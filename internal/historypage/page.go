@@ -80,7 +80,7 @@ const (
 
 type chart struct {
 	Name, Unit, Direction, Level, Interval string
-	Merges                                 int
+	Merges, Shown                          int    // the series' merges, the chart's
 	Band, Line                             string // SVG points
 	Points                                 []point
 	Marks                                  []mark
@@ -106,26 +106,40 @@ type tick struct {
 	Label string
 }
 
+// maxPoints is how many of a series' last merges its chart draws: a
+// chart is 720 units wide, and the page stays small whatever the ledger.
+const maxPoints = 500
+
 func chartOf(s ledger.Series, creeps []ledger.Creep, repo string) chart {
 	c := chart{Name: s.Key.Package + "." + s.Key.Name, Unit: s.Key.Unit, Direction: s.Direction, Merges: len(s.Merges),
 		Level: pct(s.Level), Interval: "[" + pct(s.Low) + ", " + pct(s.High) + "]", W: width, H: height, Left: left, Right: width - right}
 	if s.Key.Package == "" {
 		c.Name = s.Key.Name
 	}
-	lo, hi := 0.0, 0.0
-	for _, m := range s.Merges {
+	// The chart starts at the level before the first merge it draws (0
+	// before the series' first).
+	ms := s.Merges[max(0, len(s.Merges)-maxPoints):]
+	c.Shown = len(ms)
+	var start ledger.Merge
+	if len(ms) < len(s.Merges) {
+		start = s.Merges[len(s.Merges)-len(ms)-1]
+	}
+	lo, hi := math.Min(0, start.LevelLow), math.Max(0, start.LevelHigh)
+	for _, m := range ms {
 		lo, hi = math.Min(lo, m.LevelLow), math.Max(hi, m.LevelHigh)
 	}
 	if hi-lo < 0.01 {
 		hi, lo = hi+0.005, lo-0.005
 	}
-	x := func(i int) float64 { return left + (width-left-right)*float64(i)/float64(max(len(s.Merges), 1)) }
-	y := func(v float64) float64 { return top + (height-top-bottom)*(hi-v)/(hi-lo) }
+	x := func(i int) float64 { return left + (width-left-right)*float64(i)/float64(max(len(ms), 1)) }
+	// Halved, so that no difference of levels overflows (they are finite:
+	// internal/ledger caps them).
+	y := func(v float64) float64 { return top + (height-top-bottom)*(hi/2-v/2)/(hi/2-lo/2) }
 	c.Zero = y(0)
 	var upper, lower, line []string
-	upper, lower, line = append(upper, xy(x(0), y(0))), append(lower, xy(x(0), y(0))), append(line, xy(x(0), y(0)))
+	upper, lower, line = append(upper, xy(x(0), y(start.LevelHigh))), append(lower, xy(x(0), y(start.LevelLow))), append(line, xy(x(0), y(start.Level)))
 	at := map[string]int{}
-	for i, m := range s.Merges {
+	for i, m := range ms {
 		at[m.Head.SHA] = i
 		px := x(i + 1)
 		upper = append(upper, xy(px, y(m.LevelHigh)))
@@ -244,7 +258,7 @@ input[type=search] { width: 60%; padding: .3em; font: inherit; }
 {{range .Charts}}
 <section class="chart" data-name="{{.Name}} {{.Unit}}" data-creep="{{if .Marks}}true{{else}}false{{end}}">
 <h2>{{.Name}} <span class="meta">{{.Unit}} ({{.Direction}} is better)</span></h2>
-<p class="meta">level {{.Level}} {{.Interval}} after {{.Merges}} merge(s)</p>
+<p class="meta">level {{.Level}} {{.Interval}} after {{.Merges}} merge(s){{if lt .Shown .Merges}}; the chart shows the last {{.Shown}}{{end}}</p>
 <svg class="history" viewBox="0 0 {{.W}} {{.H}}" role="img" aria-label="{{.Name}} {{.Unit}} level over merges">
 {{range .Marks}}<g class="creep"><rect x="{{.X}}" y="0" width="{{.W}}" height="{{.H}}"></rect><text x="{{.X}}" y="10">{{.Label}}{{if .Running}} (running){{end}}</text></g>
 {{end}}<polygon class="band" points="{{.Band}}"></polygon>

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -37,10 +38,37 @@ type Options struct {
 	Alpha float64 `json:"alpha"`
 	// Confidence is the level of the levels' intervals (0.95).
 	Confidence float64 `json:"confidence"`
+	// Recent is how many of a series' last merges its windows are tested
+	// over (0: RecentMerges).
+	Recent int `json:"recent"`
 }
 
-// DefaultOptions are the gate's defaults: 5 %, α 0.01, 95 %.
-func DefaultOptions() Options { return Options{Threshold: 0.05, Alpha: 0.01, Confidence: 0.95} }
+// RecentMerges is how many of each series' last merges the creep test
+// looks at: windows of consecutive merges within them, RecentMerges ×
+// (RecentMerges+1) / 2 at most per series. Older merges still make the
+// levels. A creep is a few to a few dozen merges: a longer one is found
+// by its newest part, and the noise of a window of n merges grows as √n,
+// so in time a window of a hundred merges needs a creep of +20 % or more
+// at 1 % noise per merge to stand out anyway.
+const RecentMerges = 100
+
+// maxCandidates bounds the windows whose p-values Holm's step-down keeps
+// (8 MiB of them): past it the step-down stops early, which rejects fewer
+// windows and keeps the error rate.
+var maxCandidates = 1 << 20
+
+// DefaultOptions are the gate's defaults: 5 %, α 0.01, 95 %, the last
+// RecentMerges merges.
+func DefaultOptions() Options {
+	return Options{Threshold: 0.05, Alpha: 0.01, Confidence: 0.95, Recent: RecentMerges}
+}
+
+func (o Options) recent() int {
+	if o.Recent > 0 {
+		return o.Recent
+	}
+	return RecentMerges
+}
 
 // Merge is one recorded merge of a series, with the level after it.
 type Merge struct {
@@ -115,6 +143,9 @@ type History struct {
 	Creeps  []Creep  `json:"creeps"`
 	// Windows is the number of windows tested (the correction's M).
 	Windows int `json:"windows"`
+	// Stopped reports that Holm's step-down stopped at maxCandidates
+	// windows (more might have been rejected).
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // Running returns the creep of series k that is still running, if any.
@@ -141,13 +172,30 @@ func (h History) Find(k Key) *Series {
 // Entries are taken in ledger order; a merge recorded twice for a series
 // (the same head commit) counts once, its last entry.
 func Analyze(entries []Entry, o Options) History {
-	h := History{Options: o}
-	for _, s := range chain(entries, o.Confidence) {
-		h.Series = append(h.Series, s)
-	}
-	h.Creeps, h.Windows = creeps(h.Series, o)
+	h, _ := AnalyzeContext(context.Background(), entries, o)
 	return h
 }
+
+// AnalyzeContext is Analyze, stopped with ctx's error when ctx is done.
+// Its time is linear in the entries and in the windows tested, at most
+// MaxEntries × RecentMerges / 2; its memory linear in the entries.
+func AnalyzeContext(ctx context.Context, entries []Entry, o Options) (History, error) {
+	h := History{Options: o}
+	h.Options.Recent = o.recent()
+	h.Series = chain(entries, o.Confidence)
+	var err error
+	h.Creeps, h.Windows, h.Stopped, err = creeps(ctx, h.Series, h.Options)
+	return h, err
+}
+
+// maxLevel caps the log of a level (and of a creep's change): exp(700) is
+// about 10³⁰⁴, finite, so that every level of a valid ledger (each merge
+// within ±MaxLogRatio, hundreds of thousands of them) is a number JSON,
+// the sparkline and the page can show.
+const maxLevel = 700
+
+// expm1 is math.Expm1 of x capped at maxLevel.
+func expm1(x float64) float64 { return math.Expm1(min(x, maxLevel)) }
 
 // chain groups entries by series (first-seen order) and computes levels.
 func chain(entries []Entry, confidence float64) []Series {
@@ -178,13 +226,27 @@ func chain(entries []Entry, confidence float64) []Series {
 			m := &out[i].Merges[j]
 			sum += m.LogRatio
 			v += m.SE * m.SE
-			m.Level = math.Expm1(sum)
-			m.LevelLow, m.LevelHigh = math.Expm1(sum-zc*math.Sqrt(v)), math.Expm1(sum+zc*math.Sqrt(v))
+			m.Level = expm1(sum)
+			m.LevelLow, m.LevelHigh = expm1(sum-zc*math.Sqrt(v)), expm1(sum+zc*math.Sqrt(v))
 		}
 		if n := len(out[i].Merges); n > 0 {
 			last := out[i].Merges[n-1]
 			out[i].Level, out[i].Low, out[i].High = last.Level, last.LevelLow, last.LevelHigh
 		}
+	}
+	return out
+}
+
+// Recent are the levels after each of the series' last n merges, relative
+// to the level before the first of them (fractions, oldest first: a
+// trend's sparkline).
+func (s Series) Recent(n int) []float64 {
+	from := max(0, len(s.Merges)-n)
+	var out []float64
+	sum := 0.0
+	for _, m := range s.Merges[from:] {
+		sum += m.LogRatio
+		out = append(out, expm1(sum))
 	}
 	return out
 }
@@ -199,8 +261,8 @@ func worse(direction string) float64 {
 
 // window is one tested window of one series.
 type window struct {
-	series, first, last int
-	sum, v, z, p        float64
+	first, last  int
+	sum, v, z, p float64
 }
 
 // df is the degrees of freedom of a merge's standard error: it was
@@ -240,77 +302,134 @@ func pValue(sum, v, w4, alpha float64) (z, p float64) {
 	return z, mstats.TDist{V: df}.CDF(-z)
 }
 
-// creeps tests every window of consecutive merges of every series: a
-// one-sided z test of the summed log ratio in the direction of a
-// regression, Holm's step-down over all windows of all series, and a
-// rejected window is a creep when its summed regression is at least the
-// threshold. Per series the creeps reported are the rejected windows of
-// largest lower bound that do not overlap (pick).
-func creeps(series []Series, o Options) ([]Creep, int) {
-	m := 0
+// creeps tests every window of consecutive merges within the last
+// o.Recent merges of every series: a one-sided test of the summed log
+// ratio in the direction of a regression, Holm's step-down over all
+// windows of all series, and a rejected window is a creep when its summed
+// regression is at least the threshold. Per series the creeps reported
+// are the rejected windows of largest lower bound that do not overlap
+// (pick). Two passes over the windows keep memory bounded: the first
+// keeps the p-values that Holm can reject (at most maxCandidates of
+// them) and finds the step-down's last rejection; the second collects
+// each series' rejected windows in turn.
+func creeps(ctx context.Context, series []Series, o Options) (out []Creep, m int, stopped bool, err error) {
+	k := o.recent()
 	for _, s := range series {
-		n := len(s.Merges)
+		n := min(len(s.Merges), k)
 		m += n * (n + 1) / 2
 	}
 	if m == 0 {
-		return nil, 0
+		return nil, 0, false, nil
 	}
-	var cand []window
-	for si, s := range series {
-		cand = append(cand, candidates(si, s, o.Alpha)...)
-	}
-	slices.SortFunc(cand, func(a, b window) int { return cmp.Compare(a.p, b.p) })
-	min := math.Log1p(o.Threshold)
-	bySeries := map[int][]window{}
-	padj := 0.0
-	for k, w := range cand {
-		if w.p > o.Alpha/float64(m-k) {
-			break
+	var ps pvalues
+	for _, s := range series {
+		if err := ctx.Err(); err != nil {
+			return nil, m, false, err
 		}
-		padj = math.Max(padj, math.Min(1, w.p*float64(m-k)))
-		w.p = padj
-		if w.sum >= min {
-			bySeries[w.series] = append(bySeries[w.series], w)
-		}
+		windows(s, k, o.Alpha, func(w window) { ps.add(w.p) })
 	}
+	rejected, stopped := ps.holm(o.Alpha, m)
+	least := math.Log1p(o.Threshold)
 	zs := math.Sqrt2 * math.Erfinv(1-2*o.Alpha/float64(m))
-	var out []Creep
-	for si, s := range series {
-		for _, w := range pick(bySeries[si], zs) {
-			out = append(out, creep(s, trim(s, w, min), zs, min))
+	if len(rejected) == 0 {
+		return nil, m, stopped, nil
+	}
+	cut := rejected[len(rejected)-1].p
+	for _, s := range series {
+		if err := ctx.Err(); err != nil {
+			return nil, m, stopped, err
+		}
+		var ws []window
+		windows(s, k, o.Alpha, func(w window) {
+			if w.p <= cut && w.sum >= least {
+				w.p = adjusted(rejected, w.p)
+				ws = append(ws, w)
+			}
+		})
+		for _, w := range pick(ws, zs) {
+			out = append(out, creep(s, trim(s, w, least), zs, least))
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Creep) int { return cmp.Compare(b.Change*worse(b.Direction), a.Change*worse(a.Direction)) })
-	return out, m
+	return out, m, stopped, nil
 }
 
-// candidates lists the windows of series s whose one-sided p-value is at
-// most alpha (no other window can be rejected by Holm at alpha).
-func candidates(si int, s Series, alpha float64) []window {
-	n := len(s.Merges)
+// pvalues keeps the smallest p-values added, at most maxCandidates.
+type pvalues struct {
+	p    []float64
+	full bool // values were dropped: every one above p's largest
+}
+
+func (ps *pvalues) add(p float64) {
+	ps.p = append(ps.p, p)
+	if len(ps.p) >= 2*maxCandidates {
+		ps.trim()
+	}
+}
+
+func (ps *pvalues) trim() {
+	slices.Sort(ps.p)
+	if len(ps.p) > maxCandidates {
+		ps.p, ps.full = ps.p[:maxCandidates], true
+	}
+}
+
+// step is one rejection of Holm's step-down: its p-value and adjusted
+// p-value.
+type step struct{ p, adj float64 }
+
+// holm runs Holm's step-down at alpha over m tests whose p-values at most
+// alpha are ps: the rejections in order, and whether it stopped for want
+// of the p-values dropped past maxCandidates (a subset of Holm's
+// rejections: the error rate holds).
+func (ps *pvalues) holm(alpha float64, m int) (out []step, stopped bool) {
+	ps.trim()
+	adj := 0.0
+	for k, p := range ps.p {
+		if p > alpha/float64(m-k) {
+			return out, false
+		}
+		adj = math.Max(adj, math.Min(1, p*float64(m-k)))
+		out = append(out, step{p, adj})
+	}
+	return out, ps.full
+}
+
+// adjusted is the adjusted p-value of a rejected window whose p-value is
+// p: that of the first rejection with that p-value (ties share it).
+func adjusted(rejected []step, p float64) float64 {
+	i, _ := slices.BinarySearchFunc(rejected, p, func(s step, p float64) int { return cmp.Compare(s.p, p) })
+	return rejected[min(i, len(rejected)-1)].adj
+}
+
+// windows calls f with every window within the last k merges of series s
+// whose one-sided p-value is at most alpha (no other window can be
+// rejected by Holm at alpha); first and last index s.Merges.
+func windows(s Series, k int, alpha float64, f func(window)) {
+	from := max(0, len(s.Merges)-k)
+	ms := s.Merges[from:]
+	n := len(ms)
 	sign := worse(s.Direction)
 	sum := make([]float64, n+1)
 	v := make([]float64, n+1)
 	w4 := make([]float64, n+1)
-	for i, m := range s.Merges {
+	for i, m := range ms {
 		sum[i+1] = sum[i] + sign*m.LogRatio
 		v[i+1] = v[i] + m.SE*m.SE
 		w4[i+1] = w4[i] + math.Pow(m.SE, 4)/m.df()
 	}
-	var out []window
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			w := window{series: si, first: i, last: j, sum: sum[j+1] - sum[i], v: max(0, v[j+1]-v[i])}
+			w := window{first: from + i, last: from + j, sum: sum[j+1] - sum[i], v: max(0, v[j+1]-v[i])}
 			if w.sum <= 0 {
 				continue
 			}
 			w.z, w.p = pValue(w.sum, w.v, max(0, w4[j+1]-w4[i]), alpha)
 			if w.p <= alpha {
-				out = append(out, w)
+				f(w)
 			}
 		}
 	}
-	return out
 }
 
 // pick returns the windows whose summed regression has the largest lower
@@ -369,40 +488,33 @@ func trim(s Series, w window, min float64) window {
 }
 
 // creep describes window w of series s; zs is the simultaneous quantile.
-func creep(s Series, w window, zs, min float64) Creep {
+func creep(s Series, w window, zs, least float64) Creep {
 	sign := worse(s.Direction)
 	lo, hi := sign*w.sum-zs*math.Sqrt(w.v), sign*w.sum+zs*math.Sqrt(w.v)
 	c := Creep{
 		Key: s.Key, Direction: s.Direction,
-		Change: math.Expm1(sign * w.sum), Low: math.Expm1(lo), High: math.Expm1(hi),
+		Change: expm1(sign * w.sum), Low: expm1(lo), High: expm1(hi),
 		First: s.Merges[w.first].Head.SHA, Last: s.Merges[w.last].Head.SHA,
 		Since: s.Merges[w.first].Head.Time, Merges: w.last - w.first + 1, P: w.p,
 		first: w.first, last: w.last,
 	}
-	var contrib []Contributor
+	var contrib []Merge
 	for _, m := range s.Merges[w.first : w.last+1] {
 		if sign*m.LogRatio > 0 {
-			contrib = append(contrib, Contributor{SHA: m.Head.SHA, Change: m.Change})
+			contrib = append(contrib, m)
 		}
 	}
-	slices.SortStableFunc(contrib, func(a, b Contributor) int {
-		return cmp.Compare(sign*math.Log1p(b.Change), sign*math.Log1p(a.Change))
-	})
-	c.Contributors = contrib[:min0(len(contrib), 5)]
+	slices.SortStableFunc(contrib, func(a, b Merge) int { return cmp.Compare(sign*b.LogRatio, sign*a.LogRatio) })
+	for _, m := range contrib[:min(len(contrib), 5)] {
+		c.Contributors = append(c.Contributors, Contributor{SHA: m.Head.SHA, Change: m.Change})
+	}
 	standing := 0.0
 	for _, m := range s.Merges[w.first:] {
 		standing += m.LogRatio
 	}
-	c.Standing = math.Expm1(standing)
-	c.Running = sign*standing >= min
+	c.Standing = expm1(standing)
+	c.Running = sign*standing >= least
 	return c
-}
-
-func min0(a, b int) int {
-	if a < b {
-		return a
-	}
-	return b
 }
 
 // Since returns the entries after a revision: from the first entry whose

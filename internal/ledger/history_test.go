@@ -63,10 +63,8 @@ func TestSimulationAA(t *testing.T) {
 			called++
 		}
 		any := false
-		for i, s := range h.Series {
-			if len(candidates(i, s, alpha)) > 0 {
-				any = true
-			}
+		for _, s := range h.Series {
+			windows(s, RecentMerges, alpha, func(window) { any = true })
 		}
 		if any {
 			uncorrected++

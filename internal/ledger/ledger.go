@@ -18,6 +18,8 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -92,13 +94,25 @@ func (e Entry) Validate() error {
 		return fmt.Errorf("direction %q: want lower or higher", e.Direction)
 	case !finite(e.LogRatio) || !finite(e.Low) || !finite(e.High) || !finite(e.SE) || e.SE < 0:
 		return errors.New("log_ratio, low, high and se must be finite numbers, se ≥ 0")
+	case !bounded(e.LogRatio) || !bounded(e.Low) || !bounded(e.High) || !bounded(e.SE):
+		return fmt.Errorf("log_ratio, low, high and se must lie within ±%v (a change of ×%.0e)", MaxLogRatio, math.Exp(MaxLogRatio))
 	case e.Low > e.LogRatio || e.LogRatio > e.High:
 		return fmt.Errorf("interval [%v, %v] does not hold log_ratio %v", e.Low, e.High, e.LogRatio)
+	case !finite(e.Change):
+		return errors.New("change must be a finite number")
 	}
 	return nil
 }
 
+// MaxLogRatio bounds a merge's log ratio, its interval and its standard
+// error in Validate: 20 is a change of ×5·10⁸, beyond any measured one.
+// With it, nothing the analysis computes from a valid ledger overflows
+// (levels are capped besides: [expm1]).
+const MaxLogRatio = 20
+
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func bounded(v float64) bool { return math.Abs(v) <= MaxLogRatio }
 
 // Marshal renders entries as JSON Lines, one entry a line, each valid.
 func Marshal(entries []Entry) ([]byte, error) {
@@ -117,32 +131,234 @@ func Marshal(entries []Entry) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Read reads a ledger: JSON Lines of entries, blank lines skipped. name
-// is used in error messages ("ledger.jsonl:12: ..."). A line of another
-// version or that does not parse is an error naming the line.
+// The limits of what Read takes from a ledger. A ledger grows by one line
+// per benchmark and unit at every merge, and every pull request's run
+// reads it: past them, its oldest part is left out (Skipped says how
+// much), so that a ledger of any size is read in bounded time and memory.
+const (
+	// MaxBytes: of a larger ledger, the lines that start in its last
+	// 64 MiB (about 130,000 entries; a seekable reader starts there, any
+	// other is read through, keeping only its newest lines).
+	MaxBytes = 64 << 20
+	// MaxEntries: the newest 200,000 entries.
+	MaxEntries = 200_000
+	// MaxSeries: the 5,000 series recorded most recently.
+	MaxSeries = 5_000
+	// MaxLine is the longest line: an entry is about 600 bytes.
+	MaxLine = 1 << 20
+)
+
+// limits are the limits Read applies (the constants; tests shrink them).
+var limits = struct {
+	bytes           int64
+	entries, series int
+	line            int
+}{MaxBytes, MaxEntries, MaxSeries, MaxLine}
+
+// Skipped is what the limits left out of a ledger, its oldest part.
+type Skipped struct {
+	// Bytes are the ledger's oldest bytes, skipped unread past MaxBytes.
+	Bytes int64
+	// Entries are the older entries read and dropped: past MaxBytes or
+	// MaxEntries, or of the Series that were not recorded lately past
+	// MaxSeries.
+	Entries, Series int
+}
+
+// Any reports whether anything was left out.
+func (s Skipped) Any() bool { return s != Skipped{} }
+
+// String says what was left out: "its oldest 812.4 MB and 1200 older
+// entries".
+func (s Skipped) String() string {
+	var parts []string
+	if s.Bytes > 0 {
+		parts = append(parts, fmt.Sprintf("its oldest %.1f MB", float64(s.Bytes)/1e6))
+	}
+	if s.Entries > 0 {
+		p := fmt.Sprintf("%d older entries", s.Entries)
+		if s.Series > 0 {
+			p += fmt.Sprintf(" (of them, every entry of the %d series recorded least recently)", s.Series)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " and ")
+}
+
+// Read reads a ledger: JSON Lines of entries, blank lines skipped, within
+// the limits above (its newest part; [ReadTail] says what was left out).
+// name is used in error messages ("ledger.jsonl:12: ..."). A line of
+// another version or that does not parse is an error naming the line.
 func Read(r io.Reader, name string) ([]Entry, error) {
-	var out []Entry
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := bytes.TrimSpace(sc.Bytes())
-		if len(text) == 0 {
+	entries, _, err := ReadTail(r, name)
+	return entries, err
+}
+
+// ReadTail is Read that also returns what the limits left out.
+func ReadTail(r io.Reader, name string) ([]Entry, Skipped, error) {
+	var sk Skipped
+	br := bufio.NewReaderSize(r, 64<<10)
+	at := int64(0) // the offset of the next line, from where r was
+	if s, ok := r.(io.Seeker); ok {
+		// The newest lines of a file (or of bytes in memory) are read
+		// without the older ones: from the first line that starts in its
+		// last MaxBytes, found by reading from the byte before them to
+		// the end of its line.
+		here, err1 := s.Seek(0, io.SeekCurrent)
+		end, err2 := s.Seek(0, io.SeekEnd)
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, sk, fmt.Errorf("%s: %w", name, err)
+		}
+		from := here
+		if end-here > limits.bytes {
+			from = end - limits.bytes - 1
+		}
+		if _, err := s.Seek(from, io.SeekStart); err != nil {
+			return nil, sk, fmt.Errorf("%s: %w", name, err)
+		}
+		if from > here {
+			skip, err := skipLine(br)
+			sk.Bytes = from - here + skip
+			at = sk.Bytes
+			if err == io.EOF {
+				return nil, sk, nil
+			}
+			if err != nil {
+				return nil, sk, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+	}
+	where := func(n int, at int64) string {
+		if sk.Bytes > 0 {
+			return fmt.Sprintf("%s: the line at byte %d", name, at)
+		}
+		return fmt.Sprintf("%s:%d", name, n)
+	}
+	// kept are the newest entries read, within MaxBytes and MaxEntries
+	// (a reader that cannot seek is read through).
+	type line struct {
+		e    Entry
+		size int64
+	}
+	var kept []line
+	var keptBytes int64
+	in := interner{}
+	for n := 1; ; n++ {
+		raw, err := readLine(br)
+		if errors.Is(err, errLongLine) {
+			return nil, sk, fmt.Errorf("%s: a line longer than %d bytes", where(n, at), limits.line)
+		}
+		if err != nil && err != io.EOF {
+			return nil, sk, fmt.Errorf("%s: %w", name, err)
+		}
+		if text := bytes.TrimSpace(raw); len(text) > 0 {
+			var e Entry
+			if err := json.Unmarshal(text, &e); err != nil {
+				return nil, sk, fmt.Errorf("%s: %v", where(n, at), err)
+			}
+			if err := e.Validate(); err != nil {
+				return nil, sk, fmt.Errorf("%s: %v", where(n, at), err)
+			}
+			in.entry(&e)
+			kept = append(kept, line{e, int64(len(raw))})
+			keptBytes += int64(len(raw))
+			for len(kept) > limits.entries || keptBytes > limits.bytes {
+				keptBytes -= kept[0].size
+				sk.Entries++
+				kept[0] = line{}
+				kept = kept[1:]
+			}
+		}
+		at += int64(len(raw))
+		if err == io.EOF {
+			break
+		}
+	}
+	out := make([]Entry, len(kept))
+	for i := range kept {
+		out[i] = kept[i].e
+	}
+	var dropped int
+	out, sk.Series, dropped = recentSeries(out, limits.series)
+	sk.Entries += dropped
+	return out, sk, nil
+}
+
+// interner shares the strings that entries repeat: every series names
+// its package and unit, every merge's commits recur in each of its
+// series.
+type interner map[string]string
+
+func (in interner) s(p *string) {
+	if v, ok := in[*p]; ok {
+		*p = v
+	} else if len(in) < 2*limits.entries {
+		in[*p] = *p
+	}
+}
+
+func (in interner) entry(e *Entry) {
+	for _, p := range []*string{&e.Base.SHA, &e.Base.Subject, &e.Head.SHA, &e.Head.Subject, &e.Package, &e.Name, &e.Unit,
+		&e.Direction, &e.Test, &e.Status, &e.Go, &e.Machine.CPU, &e.Machine.Kernel, &e.Machine.Arch, &e.Machine.Level, &e.Machine.Go} {
+		in.s(p)
+	}
+}
+
+// errLongLine is readLine's error for a line past MaxLine.
+var errLongLine = errors.New("line too long")
+
+// readLine returns the next line with its newline, at most MaxLine bytes.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > limits.line {
+			return nil, errLongLine
+		}
+		line = append(line, frag...)
+		if err == bufio.ErrBufferFull {
 			continue
 		}
-		var e Entry
-		dec := json.NewDecoder(bytes.NewReader(text))
-		if err := dec.Decode(&e); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
-		}
-		if err := e.Validate(); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
-		}
-		out = append(out, e)
+		return line, err
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+}
+
+// skipLine reads past the next newline and returns the bytes it read.
+func skipLine(br *bufio.Reader) (int64, error) {
+	var n int64
+	for {
+		frag, err := br.ReadSlice('\n')
+		n += int64(len(frag))
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return n, err
 	}
-	return out, nil
+}
+
+// recentSeries keeps the entries of the max series recorded most recently
+// (whose last entry is latest), in ledger order; series and entries are
+// how many it dropped.
+func recentSeries(all []Entry, max int) (out []Entry, series, entries int) {
+	last := map[Key]int{}
+	for i, e := range all {
+		last[KeyOf(e)] = i
+	}
+	if len(last) <= max {
+		return all, 0, 0
+	}
+	lasts := make([]int, 0, len(last))
+	for _, i := range last {
+		lasts = append(lasts, i)
+	}
+	slices.Sort(lasts)
+	cut := lasts[len(lasts)-max] // the oldest last entry kept
+	for _, e := range all {
+		if last[KeyOf(e)] >= cut {
+			out = append(out, e)
+		}
+	}
+	return out, len(last) - max, len(all) - len(out)
 }
 
 // ReadFile reads the ledger at path (a regular file; a link is refused).

@@ -193,14 +193,17 @@ func Read(raw []byte) (i Info, ok bool) {
 		if !found || seen[k] || strings.ContainsAny(k, " \t") {
 			continue
 		}
-		v = strings.TrimSpace(v)
+		// One space between words, as Config writes them.
+		v = strings.Join(strings.Fields(v), " ")
 		switch k {
 		case KeyCPU:
 			i.CPU = v
 		case KeyCores:
+			// A count of CPUs: digits, and not past a million (a longer
+			// number would overflow).
 			n := 0
 			for _, c := range v {
-				if c < '0' || c > '9' {
+				if c < '0' || c > '9' || n > 1<<20 {
 					n = 0
 					break
 				}
@@ -212,7 +215,7 @@ func Read(raw []byte) (i Info, ok bool) {
 		case KeyLevel:
 			i.Level = v
 		case "cpu":
-			cpu = strings.Join(strings.Fields(v), " ")
+			cpu = v
 		case "goarch":
 			i.Arch = v
 		default:

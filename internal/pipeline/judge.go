@@ -53,33 +53,50 @@ func (j Judge) laneDefault(p *gate.Policy, cmps []stats.Comparison) {
 }
 
 // Raw judges raw files: the screen (gate.Judge), and when the run
-// confirmed, the screen again knowing that its promising rows got fresh
-// rounds (gate.ConfirmRounds), then the promising rows on the screen's and
-// the fresh rounds pooled (gate.Confirm).
+// confirmed, the screen knowing that its promising rows got fresh rounds
+// (gate.Policy.Screened), then the promising rows on the screen's and the
+// fresh rounds pooled (gate.Confirm).
 func (j Judge) Raw(in Raw) (*gate.Verdict, error) {
-	var v *gate.Verdict
-	if !hasResults(in.Screen[0].Data) && !hasResults(in.Screen[1].Data) {
-		g := gate.Judge(nil, in.Failures, j.Policy)
-		v = &g
-	} else {
-		var err error
-		if v, err = j.Verdict(inputs(in.Screen), in.Failures); err != nil {
-			return nil, err
-		}
+	screened := 0
+	if in.Confirmed {
+		screened = in.Screened
+		j.Policy.Family = max(j.Policy.Family, in.Family)
 	}
-	if !in.Confirmed {
-		return v, nil
+	v, err := j.Screen(in, screened)
+	if err != nil || !in.Confirmed {
+		return v, err
 	}
-	screen := ConfirmScreen(*v, in.Screened)
-	if !hasResults(in.Confirm[0].Data) && !hasResults(in.Confirm[1].Data) {
-		return &screen, nil
-	}
-	second, err := j.Verdict(inputs(in.Confirm), in.ConfirmFailures)
+	second, err := j.fresh(in.Confirm, in.ConfirmFailures)
 	if err != nil {
 		return nil, err
 	}
-	c := gate.Confirm(screen, *second)
+	c := gate.Confirm(*v, second)
 	return &c, nil
+}
+
+// Screen judges the screen's raw files of in; with screened > 0 knowing
+// that a confirmation of a screen of that many rounds follows
+// (gate.Policy.Screened), as the confirmation needs it.
+func (j Judge) Screen(in Raw, screened int) (*gate.Verdict, error) {
+	j.Policy.Screened = screened
+	if !hasResults(in.Screen[0].Data) && !hasResults(in.Screen[1].Data) {
+		v := gate.Judge(nil, in.Failures, j.Policy)
+		return &v, nil
+	}
+	return j.Verdict(inputs(in.Screen), in.Failures)
+}
+
+// fresh judges a confirmation's raw files: a verdict of no results when
+// they hold none (no row was re-run).
+func (j Judge) fresh(files [2]File, failures []gate.Failure) (gate.Verdict, error) {
+	if !hasResults(files[0].Data) && !hasResults(files[1].Data) {
+		return gate.Verdict{Policy: j.Policy, Failures: failures}, nil
+	}
+	v, err := j.Verdict(inputs(files), failures)
+	if err != nil {
+		return gate.Verdict{}, err
+	}
+	return *v, nil
 }
 
 // Look is the interim analysis of an adaptive run on the raw files so
@@ -97,23 +114,4 @@ func (j Judge) Look(in [2]stats.Input) (map[string]gate.Decision, error) {
 		out[k.Package+"."+k.Name] = d
 	}
 	return out, nil
-}
-
-// ConfirmScreen judges the screen v again knowing that its promising time
-// rows get fresh rounds: as many as gate.ConfirmRounds gives for a screen
-// of screened rounds (the pooled size decides which test each row gets).
-func ConfirmScreen(v gate.Verdict, screened int) gate.Verdict {
-	p := v.Policy
-	p.ConfirmRounds = gate.ConfirmRounds(screened, v.Family, p)
-	cmps := make([]stats.Comparison, len(v.Results))
-	for i, r := range v.Results {
-		cmps[i] = r.Comparison
-	}
-	screen := gate.Judge(cmps, v.Failures, p)
-	for _, w := range v.Warnings {
-		if w.Code == gate.WarnInput {
-			screen.Warnings = append(screen.Warnings, w)
-		}
-	}
-	return screen
 }

@@ -68,6 +68,7 @@ func record(p Plan, res *runner.Result, v gate.Verdict, f facts) Record {
 			Affected:     f.sel,
 			CountAdvice:  f.advice,
 			Adaptive:     f.adaptive,
+			Budget:       f.budget,
 			Lane:         f.lane,
 			Cancelled:    cancelled,
 			Confirmation: f.confirmed.Confirmation,

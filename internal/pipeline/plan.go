@@ -42,6 +42,11 @@ type Plan struct {
 	Seed   int64
 	// MaxTime, when set, makes the time lane adaptive (Adaptive).
 	MaxTime time.Duration
+	// Noise is the per-round noise a ledger recorded for each benchmark
+	// on this kind of machine, by package + "." + name as the ledger
+	// names it (ledger.Noise): the screen's rounds are planned from it
+	// (gate.PlanScreen); nil without a ledger.
+	Noise map[string]float64
 	// Affected selects the packages the change affects from
 	// Runner.Packages (--packages affected).
 	Affected bool

@@ -32,6 +32,9 @@ type (
 	StepCountAdvice struct{ Warning gate.Warning }
 	// StepAdaptive is an adaptive time lane's plan.
 	StepAdaptive struct{ Plan AdaptivePlan }
+	// StepBudget: the screen's rounds are planned from the noise a
+	// ledger recorded.
+	StepBudget struct{ Budget Budget }
 	// StepConfirm: Rows promising time rows are about to be re-run, for
 	// up to Fresh rounds.
 	StepConfirm struct{ Rows, Fresh int }
@@ -49,6 +52,7 @@ func (StepToolchains) step()  {}
 func (StepShard) step()       {}
 func (StepCountAdvice) step() {}
 func (StepAdaptive) step()    {}
+func (StepBudget) step()      {}
 func (StepConfirm) step()     {}
 func (StepExplain) step()     {}
 func (StepCancelled) step()   {}

@@ -28,6 +28,12 @@ const ConfirmFailuresFile = "confirm-failures.json"
 // the run did.
 const ScreenRoundsKey = "screen-rounds"
 
+// FamilyKey is the second line of a shard's confirmation files: the
+// suite's family its rows were judged and confirmed in
+// (gate.Policy.Family), so that whoever judges the shard's files, or the
+// merge of every shard's, decides them as the shard planned.
+const FamilyKey = "family"
+
 // File is one raw file's contents and the name its errors give.
 type File struct {
 	Name string
@@ -57,9 +63,11 @@ type Raw struct {
 	Screen   [2]File
 	Failures []gate.Failure
 	// Confirmed says the run had a confirmation stage; Screened is the
-	// screen's round count it planned with.
+	// screen's round count it planned with, Family a shard's suite's
+	// family (0: the rows judged).
 	Confirmed       bool
 	Screened        int
+	Family          int
 	Confirm         [2]File // empty when no row was promising
 	ConfirmFailures []gate.Failure
 }
@@ -116,8 +124,42 @@ func (in *Raw) WithConfirm(files [2]File, failures []gate.Failure) error {
 	if counts[0] != counts[1] {
 		return fmt.Errorf("%s and %s: screen-rounds %d and %d differ: the two files come from different runs", files[0].Name, files[1].Name, counts[0], counts[1])
 	}
-	in.Confirmed, in.Screened, in.Confirm, in.ConfirmFailures = true, counts[0], files, failures
+	var families [2]int
+	for i, f := range files {
+		n, err := familyOf(f.Name, f.Data)
+		if err != nil {
+			return err
+		}
+		families[i] = n
+	}
+	if families[0] != families[1] {
+		return fmt.Errorf("%s and %s: %s %d and %d differ: the two files come from different runs", files[0].Name, files[1].Name, FamilyKey, families[0], families[1])
+	}
+	in.Confirmed, in.Screened, in.Family, in.Confirm, in.ConfirmFailures = true, counts[0], families[0], files, failures
 	return nil
+}
+
+// familyOf reads the family lines of confirmation files (merged shards'
+// files hold one a shard): 0 without one; all must agree.
+func familyOf(name string, raw []byte) (int, error) {
+	n := 0
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		v, ok := strings.CutPrefix(sc.Text(), FamilyKey+":")
+		if !ok {
+			continue
+		}
+		m, err := strconv.Atoi(strings.TrimSpace(v))
+		switch {
+		case err != nil || m < 1:
+			return 0, fmt.Errorf("%s:%d: %s %q: want a positive number of time rows", name, line, FamilyKey, strings.TrimSpace(v))
+		case n != 0 && m != n:
+			return 0, fmt.Errorf("%s:%d: %s %d after %d: the shards were not judged in one suite's family", name, line, FamilyKey, m, n)
+		}
+		n = m
+	}
+	return n, nil
 }
 
 // maxRound is the largest "round: N" of a raw file.

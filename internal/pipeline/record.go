@@ -59,9 +59,12 @@ type Facts struct {
 	Affected *affected.Selection
 	// CountAdvice warns that --count cannot reach alpha (gate.CountAdvice).
 	CountAdvice *gate.Warning
-	Adaptive    *Adaptive
-	Lane        *Lane
-	Cancelled   *Cancelled
+	// Budget is the screen's rounds planned from the noise a ledger
+	// recorded; nil without one.
+	Budget    *Budget
+	Adaptive  *Adaptive
+	Lane      *Lane
+	Cancelled *Cancelled
 	// Shard is a shard's manifest: its part of the suite (one of
 	// several; nil otherwise).
 	Shard *shard.Manifest

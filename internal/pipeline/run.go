@@ -152,10 +152,7 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 // into two writers, the instruction lane and the profiles. Tests give
 // the stages a session that plays recorded raw files back.
 type session interface {
-	Result() *runner.Result
-	Units() []runner.Unit
-	Measure(ctx context.Context, units []runner.Unit, first, count int, base, head io.Writer) error
-	Reseed(seed int64)
+	measurer
 	MeasureInstructions(ctx context.Context, units []runner.Unit, o runner.InstructionOptions, base, head io.Writer) (*runner.InstructionResult, error)
 	KeepBinaries(u runner.Unit, dir string) ([2]string, error)
 	ProfileAllocs(ctx context.Context, u runner.Unit, n int, dir string) (*runner.ProfileSet, error)
@@ -252,6 +249,7 @@ type measured struct {
 	toolchains [2]string
 	advice     *gate.Warning // --count cannot reach alpha
 	adaptive   *Adaptive
+	budget     *Budget // the screen's rounds planned from a ledger's noise
 	lane       *Lane
 	rounds     int           // the time lane's rounds
 	screen     time.Duration // the runner's measuring time after the lanes
@@ -280,7 +278,7 @@ func (r *run) measure(ctx context.Context, packages []string, raw Files) (measur
 		}
 	}
 	if runErr == nil && p.Time {
-		m.adaptive, runErr = r.timeLane(ctx, raw)
+		m.adaptive, m.budget, runErr = r.timeLane(ctx, raw)
 		m.rounds = p.Runner.Count
 		if m.adaptive != nil {
 			m.rounds = r.sess.Result().Rounds
@@ -347,24 +345,26 @@ func (r *run) judge(ctx context.Context, m measured) (judged, error) {
 	if err != nil {
 		return j, errors.New(OneLine(err))
 	}
-	v, err := r.jd.Raw(in)
+	jd := r.jd
+	if sharded {
+		// A shard's rows are judged, and confirmed, in the suite's family.
+		jd.Policy.Family = m.manifest.Family
+	}
+	// Confirmation re-runs time rows: a run without timed rounds has none.
+	confirming := p.Confirm && p.Time && m.cancelled == nil
+	screened := 0
+	if confirming {
+		// An adaptive run's rounds follow its budget, a ledger's plan
+		// gives a noisy benchmark more: --count sets the confirmation's.
+		screened = min(r.sess.Result().Rounds, p.Runner.Count)
+	}
+	v, err := jd.Screen(in, screened)
 	if err != nil {
 		return j, errors.New(OneLine(err))
 	}
 	j.verdict = *v
-	// Confirmation re-runs time rows: a run without timed rounds has none.
-	if p.Confirm && p.Time && (!sharded || p.Shard.Count == 1) && m.cancelled == nil {
-		screened := r.sess.Result().Rounds
-		if p.MaxTime > 0 {
-			// An adaptive run's rounds follow its budget; --count sets
-			// the confirmation's, as it did before.
-			screened = min(screened, p.Runner.Count)
-		}
-		plan := PlanConfirm(r.sess, *v, screened)
-		if len(plan.Units) > 0 {
-			r.env.step(StepConfirm{len(plan.Units), plan.Fresh})
-		}
-		j.confirmed, err = Confirm(ctx, r.sess, plan, out, p.Seed, r.jd)
+	if confirming {
+		j.confirmed, err = Confirm(ctx, r.sess, *v, screened, out, p.Seed, jd, r.env)
 		j.verdict = j.confirmed.Verdict
 		if err != nil {
 			return j, fmt.Errorf("confirmation: %v", OneLine(err))
@@ -429,16 +429,19 @@ func (r *run) session(ctx context.Context, packages []string, manifest *shard.Ma
 	return advice, sess.Prepare(ctx, units)
 }
 
-// timeLane runs the time lane's rounds: a fixed count, or adaptive
-// rounds within p.MaxTime (their facts; nil for a fixed count).
-func (r *run) timeLane(ctx context.Context, raw Files) (*Adaptive, error) {
+// timeLane runs the time lane's rounds: the screen (a fixed count, or
+// with a ledger's noise each benchmark's own: its budget), or adaptive
+// rounds within p.MaxTime (their facts).
+func (r *run) timeLane(ctx context.Context, raw Files) (*Adaptive, *Budget, error) {
 	p, sess := r.p, r.sess
 	if p.MaxTime <= 0 {
-		return nil, sess.Measure(ctx, sess.Units(), 1, p.Runner.Count, raw[0], raw[1])
+		budget, err := measureScreen(ctx, p, sess, raw, r.jd.Policy, r.env)
+		return nil, budget, err
 	}
 	plan := PlanAdaptive(sess, p.MaxTime, r.jd.Policy)
 	r.env.step(StepAdaptive{plan})
-	return adaptive(ctx, sess, plan, raw, r.jd)
+	ad, err := adaptive(ctx, sess, plan, raw, r.jd)
+	return ad, nil, err
 }
 
 // assign picks a shard's part of the units (deterministic: every shard
@@ -447,6 +450,7 @@ func assign(units []runner.Unit, s shard.Spec, manifest *shard.Manifest, env Env
 	for _, u := range units {
 		manifest.All = append(manifest.All, u.ID())
 	}
+	manifest.Family = BothSides(units)
 	mine := shard.Assign(units, s)
 	for _, u := range mine {
 		manifest.Assigned = append(manifest.Assigned, u.ID())

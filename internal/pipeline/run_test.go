@@ -57,9 +57,9 @@ func statuses(v gate.Verdict) []string {
 func TestStagesRecorded(t *testing.T) {
 	for _, confirm := range []bool{false, true} {
 		r, pb, raw := recordedRun(t, Plan{Time: true, Confirm: confirm, Runner: runner.Options{Count: 12}})
-		ad, err := r.timeLane(context.Background(), raw)
-		if err != nil || ad != nil {
-			t.Fatalf("timeLane: %v, adaptive facts %v for a fixed count", err, ad)
+		ad, budget, err := r.timeLane(context.Background(), raw)
+		if err != nil || ad != nil || budget != nil {
+			t.Fatalf("timeLane: %v, adaptive facts %v, budget %v for a fixed count without a ledger", err, ad, budget)
 		}
 		raw[0].Close()
 		raw[1].Close()
@@ -118,7 +118,7 @@ func TestStagesRecorded(t *testing.T) {
 func TestAdaptiveRecorded(t *testing.T) {
 	r, pb, raw := recordedRun(t, Plan{Time: true, MaxTime: time.Minute, Runner: runner.Options{Count: 12}})
 	pb.res.RoundTime = 10 * time.Millisecond
-	ad, err := r.timeLane(context.Background(), raw)
+	ad, _, err := r.timeLane(context.Background(), raw)
 	if err != nil || ad == nil {
 		t.Fatalf("timeLane: %v, adaptive facts %v", err, ad)
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -123,49 +125,19 @@ func (j Judge) lookFiles(base, head string) (map[string]gate.Decision, error) {
 	return j.Look(in)
 }
 
-// ConfirmPlan is the confirmation of a screen: the promising time rows'
-// units (gate.Promising), each planned for its own fresh rounds
-// (gate.FreshRounds: PerUnit, in the order of Units) numbered after the
-// session's Rounds, in two stages: First rounds for every unit (its
-// whole count when smaller), the rest for the units gate.Continuing
-// names after them; Fresh is the most any unit is planned for.
-type ConfirmPlan struct {
-	Screen   gate.Verdict // the screen judged knowing its rows get fresh rounds
-	Screened int          // the screen's rounds the plan counts
-	Rounds   int          // rounds the session ran
-	Units    []runner.Unit
-	PerUnit  []int
-	First    int
-	Fresh    int
-}
-
-// PlanConfirm plans the confirmation of the screen v, counting screened of
-// its rounds (an adaptive run's rounds follow its budget; --count sets the
-// confirmation's): v judged again knowing that promising time rows get
-// fresh rounds (gate.ConfirmRounds), and those rows' units, each with as
-// many fresh rounds as its own noise needs (gate.FreshRounds).
-func PlanConfirm(sess session, v gate.Verdict, screened int) ConfirmPlan {
-	c := ConfirmPlan{Screen: ConfirmScreen(v, screened), Screened: screened, Rounds: sess.Result().Rounds}
-	c.First = gate.FirstFresh(c.Screen)
-	fresh := map[string]int{}
-	for k, n := range gate.FreshRounds(c.Screen) {
-		id := k.Package + "." + k.Name
-		fresh[id] = max(fresh[id], n)
-	}
-	for _, u := range sess.Units() {
-		if n, ok := fresh[u.ID()]; ok {
-			c.Units = append(c.Units, u)
-			c.PerUnit = append(c.PerUnit, n)
-			c.Fresh = max(c.Fresh, n)
-		}
-	}
-	return c
+// measurer is what the confirmation needs of a measuring session: a
+// *runner.Session, or a test's replay of recorded rounds.
+type measurer interface {
+	Units() []runner.Unit
+	Result() *runner.Result
+	Reseed(seed int64)
+	Measure(ctx context.Context, units []runner.Unit, first, count int, baseOut, headOut io.Writer) error
 }
 
 // measureFresh runs units, unit i for counts[i] rounds: rounds first,
 // first+1, … hold every unit not yet done, so that a unit's fresh rounds
 // stay interleaved with the others' while they last.
-func measureFresh(ctx context.Context, sess session, units []runner.Unit, counts []int, first int, cf Files) error {
+func measureFresh(ctx context.Context, sess measurer, units []runner.Unit, counts []int, first int, w [2]io.Writer) error {
 	done := 0
 	for _, n := range slices.Sorted(maps.Keys(countsOf(counts))) {
 		if n <= 0 {
@@ -177,7 +149,7 @@ func measureFresh(ctx context.Context, sess session, units []runner.Unit, counts
 				run = append(run, u)
 			}
 		}
-		if err := sess.Measure(ctx, run, first+done, n-done, cf[0], cf[1]); err != nil {
+		if err := sess.Measure(ctx, run, first+done, n-done, w[0], w[1]); err != nil {
 			return err
 		}
 		done = n
@@ -185,48 +157,58 @@ func measureFresh(ctx context.Context, sess session, units []runner.Unit, counts
 	return nil
 }
 
-// stages runs the plan's fresh rounds into cf: the first stage for every
-// unit, then, after judging the directory out with them (j), the rest for
-// the units whose rows gate.Continuing names. It returns the unit-rounds
-// run.
-func stages(ctx context.Context, sess session, plan ConfirmPlan, out string, cf Files, j Judge) (int, error) {
-	first := make([]int, len(plan.Units))
-	total := 0
-	for i, n := range plan.PerUnit {
-		first[i] = min(n, plan.First)
-		total += first[i]
+// Budget is the screen's rounds planned from recorded noise: how many
+// benchmarks got fewer rounds than Count (quiet), how many more (noisy),
+// and those that cannot see their threshold here.
+type Budget struct {
+	Count       int
+	Fewer, More int
+	CannotSee   []gate.Unseen
+}
+
+// measureScreen runs the screen's rounds: --count of every unit, or, with the
+// noise a ledger recorded (Plan.Noise), each unit's own count
+// (gate.PlanScreen: quiet ones fewer, noisy ones more, no more rounds in
+// all), said up front with the benchmarks that cannot see their
+// threshold here. The counts are fixed before anything is measured: what
+// the ledger says moves rounds, never what the verdict decides.
+func measureScreen(ctx context.Context, p Plan, sess measurer, raw Files, pol gate.Policy, env Env) (*Budget, error) {
+	units := sess.Units()
+	w := [2]io.Writer{raw[0], raw[1]}
+	if len(p.Noise) == 0 {
+		return nil, sess.Measure(ctx, units, 1, p.Runner.Count, w[0], w[1])
 	}
-	if err := measureFresh(ctx, sess, plan.Units, first, plan.Rounds+1, cf); err != nil {
-		return total, err
-	}
-	if plan.Fresh <= plan.First {
-		return total, nil
-	}
-	for _, f := range cf {
-		if err := f.Sync(); err != nil {
-			return total, err
+	rows := make([]gate.Recorded, len(units))
+	known := 0
+	for i, u := range units {
+		name := strings.TrimPrefix(u.ID(), u.Package+".")
+		rows[i] = gate.Recorded{Package: u.Package, Name: name, Noise: p.Noise[u.Package+"."+name]}
+		if rows[i].Noise == 0 {
+			// The ledger names a benchmark run at one GOMAXPROCS
+			// without its -N suffix.
+			rows[i].Noise = p.Noise[u.Package+"."+trimProcs(name)]
+		}
+		if rows[i].Noise > 0 {
+			known++
 		}
 	}
-	in, err := ReadDir(out, out)
-	if err != nil {
-		return total, err
+	if known == 0 {
+		return nil, sess.Measure(ctx, units, 1, p.Runner.Count, w[0], w[1])
 	}
-	second, err := j.Verdict(inputs(in.Confirm), nil)
-	if err != nil {
-		return total, err
-	}
-	cont := map[string]bool{}
-	for _, k := range gate.Continuing(plan.Screen, *second) {
-		cont[k.Package+"."+k.Name] = true
-	}
-	rest := make([]int, len(plan.Units))
-	for i, u := range plan.Units {
-		if cont[u.ID()] {
-			rest[i] = plan.PerUnit[i] - first[i]
-			total += rest[i]
+	plan := gate.PlanScreen(p.Runner.Count, rows, pol)
+	b := &Budget{Count: p.Runner.Count, Fewer: plan.Fewer, More: plan.More, CannotSee: plan.CannotSee}
+	env.step(StepBudget{*b})
+	return b, measureFresh(ctx, sess, units, plan.Rounds, 1, w)
+}
+
+// trimProcs is a benchmark name without its -GOMAXPROCS suffix.
+func trimProcs(name string) string {
+	if i := strings.LastIndex(name, "-"); i > 0 {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			return name[:i]
 		}
 	}
-	return total, measureFresh(ctx, sess, plan.Units, rest, plan.Rounds+1+plan.First, cf)
+	return name
 }
 
 // countsOf is the set of counts.
@@ -249,61 +231,129 @@ type Confirmed struct {
 }
 
 // Confirmation is the re-run of the promising time rows: how many, for
-// up to how many fresh rounds, promising below which raw p.
+// up to how many fresh rounds, promising below which raw p, and how many
+// promising rows were too noisy to re-run.
 type Confirmation struct {
 	Rows, Rounds int
 	PromisingP   float64
+	TooNoisy     int
 }
 
-// Confirm is the confirmation stage (gate.Promising, gate.Confirm): the
-// plan's rows are re-run alone in a new order (seed), and each is decided
-// on the screen's and the fresh rounds pooled, Holm-adjusted over the
-// whole family, by judging the directory out again (Judge.Raw). The
-// re-run's raw files are confirm-base.txt and confirm-head.txt in out;
-// they exist whenever the run confirms, their first line the screen's
-// round count.
-func Confirm(ctx context.Context, sess session, plan ConfirmPlan, out string, seed int64, j Judge) (Confirmed, error) {
-	c := Confirmed{Verdict: plan.Screen}
-	cf := Files{}
+// freshRounds is where the confirmation's fresh rounds go: the raw files
+// confirm-base.txt and confirm-head.txt of the run's directory, and a
+// copy in memory that each step is judged from.
+type freshRounds struct {
+	files Files
+	mem   [2]bytes.Buffer
+}
+
+// createFresh creates the confirmation's raw files in out, each starting
+// with the screen's round count the confirmation planned with and, for a
+// shard's, the suite's family (FamilyKey).
+func createFresh(out string, screened, family int) (*freshRounds, error) {
+	f := &freshRounds{}
 	for i, name := range []string{shard.ConfirmBaseFile, shard.ConfirmHeadFile} {
-		f, err := safefile.Create(filepath.Join(out, name), 0o644)
+		file, err := safefile.Create(filepath.Join(out, name), 0o644)
 		if err != nil {
-			return c, err
+			f.close()
+			return nil, err
 		}
-		defer f.Close()
-		if _, err := fmt.Fprintf(f, "%s: %d\n", ScreenRoundsKey, plan.Screened); err != nil {
-			return c, err
+		f.files[i] = file
+		header := fmt.Sprintf("%s: %d\n", ScreenRoundsKey, screened)
+		if family > 0 {
+			header += fmt.Sprintf("%s: %d\n", FamilyKey, family)
 		}
-		cf[i] = f
+		if _, err := io.WriteString(f.writer(i), header); err != nil {
+			f.close()
+			return nil, err
+		}
 	}
+	return f, nil
+}
+
+func (f *freshRounds) writer(i int) io.Writer { return io.MultiWriter(f.files[i], &f.mem[i]) }
+
+func (f *freshRounds) close() {
+	for _, file := range f.files {
+		if file != nil {
+			file.Close()
+		}
+	}
+}
+
+// judge judges every fresh round so far, with the failures of their runs.
+func (f *freshRounds) judge(j Judge, failures []gate.Failure) (gate.Verdict, error) {
+	files := [2]File{{Name: f.files[0].Name(), Data: f.mem[0].Bytes()}, {Name: f.files[1].Name(), Data: f.mem[1].Bytes()}}
+	return j.fresh(files, failures)
+}
+
+// Confirm is the confirmation stage: gate's procedure (gate.Confirmation)
+// on the screen, a verdict judged knowing that its promising rows get
+// fresh rounds (Policy.Screened), driven with the session's rounds. Each
+// step's rows are re-run in a new order (seed) into the raw files
+// confirm-base.txt and confirm-head.txt of out (their first line the
+// screen's round count, screened, then a shard's family; they exist
+// whenever the run confirms)
+// and judged from their copy in memory; the verdict is the procedure's,
+// which Judge.Raw recomputes from the directory. The re-run's failures go
+// to confirm-failures.json.
+func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened int, out string, seed int64, j Judge, env Env) (Confirmed, error) {
+	c := Confirmed{Verdict: screen}
+	fresh, err := createFresh(out, screened, screen.Policy.Family)
+	if err != nil {
+		return c, err
+	}
+	defer fresh.close()
+	proc := gate.NewConfirmation(screen)
+	rows, most := proc.Planned()
 	before := len(sess.Result().Failures)
-	if len(plan.Units) > 0 {
+	failures := func() []gate.Failure { return GateFailures(sess.Result().Failures[before:]) }
+	if len(rows) > 0 {
+		env.step(StepConfirm{len(rows), most})
 		sess.Reseed(seed + 1)
-		if _, err := stages(ctx, sess, plan, out, cf, j); err != nil {
-			if ctx.Err() != nil {
-				c.Cancelled = &Cancelled{Confirmation: true}
-				return c, nil
+		units := unitsByID(sess.Units())
+		last := sess.Result().Rounds
+		for step, ok := proc.Next(); ok; step, ok = proc.Next() {
+			var us []runner.Unit
+			var counts []int
+			for i, k := range step.Keys {
+				if u, ok := units[k.Package+"."+k.Name]; ok {
+					us, counts = append(us, u), append(counts, step.Rounds[i])
+				}
 			}
-			return c, err
+			if err := measureFresh(ctx, sess, us, counts, last+step.From, [2]io.Writer{fresh.writer(0), fresh.writer(1)}); err != nil {
+				if ctx.Err() != nil {
+					c.Cancelled = &Cancelled{Confirmation: true}
+					return c, nil
+				}
+				return c, err
+			}
+			v, err := fresh.judge(j, failures())
+			if err != nil {
+				return c, err
+			}
+			proc.Observe(v)
 		}
-		c.Confirmation = &Confirmation{Rows: len(plan.Units), Rounds: plan.Fresh, PromisingP: gate.PromisingLevel(plan.Screen.Family, plan.Screen.Policy.Alpha)}
 	}
-	for _, f := range cf {
-		f.Close()
+	if promising := len(gate.Promising(screen)); promising > 0 {
+		c.Confirmation = &Confirmation{Rows: len(rows), Rounds: most, PromisingP: gate.PromisingLevel(screen.Family, screen.Policy.Alpha),
+			TooNoisy: promising - len(rows)}
 	}
-	if err := WriteJSON(filepath.Join(out, ConfirmFailuresFile), NonNil(GateFailures(sess.Result().Failures[before:]))); err != nil {
+	fresh.close()
+	if err := WriteJSON(filepath.Join(out, ConfirmFailuresFile), NonNil(failures())); err != nil {
 		return c, err
 	}
-	in, err := ReadDir(out, out)
-	if err != nil {
-		return c, err
-	}
-	final, err := j.Raw(in)
-	if err != nil {
-		return c, err
-	}
-	c.Verdict = *final
+	c.Verdict = proc.Verdict()
 	return c, nil
+}
+
+// unitsByID is units by their IDs, the time rows' package + "." + name.
+func unitsByID(units []runner.Unit) map[string]runner.Unit {
+	out := map[string]runner.Unit{}
+	for _, u := range units {
+		out[u.ID()] = u
+	}
+	return out
 }
 
 // BothSides counts the units present on base and head.

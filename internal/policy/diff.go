@@ -104,6 +104,7 @@ func topFields(p *Policy) []field {
 		{"allocs.max-increase", fmtLimit(p.Allocs), p.Allocs.Line},
 		{"bytes.max-increase", fmtLimit(p.Bytes), p.Bytes.Line},
 		{"instructions.threshold", fmtPercent(p.Instructions), p.Instructions.Line},
+		{"trusted-bots", strings.Join(p.TrustedBots, ", "), 0},
 	}
 }
 

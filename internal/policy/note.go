@@ -20,6 +20,10 @@ type Note struct {
 	// By and At say who added the label and when, from the pull
 	// request's timeline; "" when unknown.
 	By, At string
+	// Sender is who added the label in the labeled event (the Label*
+	// refusals), Access their access to the repository ("triage
+	// (read)", LabelNoWrite).
+	Sender, Access string
 }
 
 // NoteCode says what a Note is about.
@@ -40,6 +44,17 @@ const (
 	// LabelUnknown: the run cannot tell whether the label was added for
 	// head.
 	LabelUnknown NoteCode = "label-unknown"
+	// LabelByAuthor: the pull request's author added the label, which
+	// accepts only a maintainer's word.
+	LabelByAuthor NoteCode = "label-by-author"
+	// LabelByBot: a bot added the label, and it is not one of the
+	// trusted bots.
+	LabelByBot NoteCode = "label-by-bot"
+	// LabelNoWrite: whoever added the label has no write access to the
+	// repository (Access says what they have).
+	LabelNoWrite NoteCode = "label-no-write"
+	// LabelUnverified: the sender's access could not be read (Err).
+	LabelUnverified NoteCode = "label-unverified"
 )
 
 // TrailersOff says why Benchgate-Accept trailers are not applied; "" is

@@ -17,7 +17,7 @@ import (
 
 // The keys of the file, for the messages of unknown keys.
 var (
-	topKeys   = []string{"version", "threshold", "alpha", "fail-on", "allocs", "bytes", "instructions", "rules", "units"}
+	topKeys   = []string{"version", "threshold", "alpha", "fail-on", "allocs", "bytes", "instructions", "rules", "units", "trusted-bots"}
 	unitKeys  = []string{"match", "direction", "threshold", "ignore", "reason"}
 	ruleKeys  = []string{"match", "threshold", "allocs", "bytes", "instructions", "fail-on", "ignore", "required", "reason"}
 	limitKeys = []string{"max-increase"}
@@ -290,6 +290,8 @@ func (p *parseState) top(pol *Policy, n ast.Node) {
 			p.rules(pol, v)
 		case "units":
 			p.units(pol, v)
+		case "trusted-bots":
+			p.trustedBots(pol, v)
 		case "match", "ignore", "required", "reason":
 			p.errorf(kv.kNode, "%s belongs in a rule: a list item under rules:", kv.key)
 		default:
@@ -482,6 +484,25 @@ func (p *parseState) list(v ast.Node, key, want string) []ast.Node {
 		}
 	}
 	return out
+}
+
+// loginPattern matches a GitHub login or an app's bot account,
+// "NAME[bot]".
+var loginPattern = regexp.MustCompile(`^[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}(?:\[bot\])?$`)
+
+// trustedBots reads trusted-bots: a list of logins.
+func (p *parseState) trustedBots(pol *Policy, v ast.Node) {
+	for _, n := range p.list(v, "trusted-bots", "logins") {
+		s, ok := p.scalar("trusted-bots", n)
+		if !ok {
+			continue
+		}
+		if s = strings.TrimSpace(s); !loginPattern.MatchString(s) {
+			p.errorf(n, "trusted-bots: %q is not a GitHub login (an app's bot is NAME[bot])", s)
+			continue
+		}
+		pol.TrustedBots = append(pol.TrustedBots, s)
+	}
 }
 
 type parsedRule struct {

@@ -111,6 +111,10 @@ type Policy struct {
 	// Units are the entries of units, in file order: directions,
 	// thresholds and ignores of custom metrics by unit.
 	Units []UnitRule
+	// TrustedBots are the bots whose accept label counts as a
+	// maintainer's (the action's accept-label; docs/policy.md): logins,
+	// "NAME[bot]" for an app.
+	TrustedBots []string
 }
 
 // Rule is one entry of rules, or, from [Policy.For], the settings that

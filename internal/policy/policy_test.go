@@ -124,7 +124,7 @@ func TestParseErrors(t *testing.T) {
 		want      []string
 	}{
 		{"unknown top key", "threshold: 5%\nthreshhold: 5%\n",
-			[]string{`.benchgate.yml:2: unknown key "threshhold": did you mean threshold? (want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules, units)`}},
+			[]string{`.benchgate.yml:2: unknown key "threshhold": did you mean threshold? (want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules, units, trusted-bots)`}},
 		{"units: unknown key", "units:\n  - match: 'B/s'\n    better: higher\n",
 			[]string{`.benchgate.yml:3: units entry: unknown key "better": want match, direction, threshold, ignore, reason`}},
 		{"units: bad direction", "units:\n  - match: 'B/s'\n    direction: up\n",
@@ -264,7 +264,7 @@ rules:
 `
 	// "tolerant" is not a key of the schema: aliases do not make unknown
 	// keys acceptable.
-	if _, err := Parse("f.yml", []byte(src)); err == nil || err.Error() != `f.yml:2: unknown key "tolerant": want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules, units` {
+	if _, err := Parse("f.yml", []byte(src)); err == nil || err.Error() != `f.yml:2: unknown key "tolerant": want version, threshold, alpha, fail-on, allocs, bytes, instructions, rules, units, trusted-bots` {
 		t.Fatalf("err = %v", err)
 	}
 	p := mustParse(t, "f.yml", strings.Replace(src, "tolerant: &tolerant\n", "", 1))
@@ -481,5 +481,18 @@ func TestUnits(t *testing.T) {
 	var nilPolicy *Policy
 	if u := nilPolicy.Unit("B/s"); u.Index != -1 {
 		t.Errorf("nil policy: %+v", u)
+	}
+}
+
+// trusted-bots names the bots whose accept label counts: logins only.
+func TestTrustedBots(t *testing.T) {
+	p, err := Parse(".benchgate.yml", []byte("trusted-bots:\n  - release-bot[bot]\n  - octo-maintainer\n"))
+	if err != nil || strings.Join(p.TrustedBots, " ") != "release-bot[bot] octo-maintainer" {
+		t.Fatalf("%v, %v", p, err)
+	}
+	for _, bad := range []string{"trusted-bots: x\n", "trusted-bots:\n  - 'a b'\n", "trusted-bots:\n  - '../x'\n"} {
+		if _, err := Parse(".benchgate.yml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "trusted-bots") {
+			t.Errorf("%q: %v", bad, err)
+		}
 	}
 }

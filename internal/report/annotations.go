@@ -97,7 +97,7 @@ func whyAnnotation(r gate.Result, w *explain.Why) (Annotation, bool) {
 		f := w.Explain.Functions[0]
 		a.File, line = f.File, f.Line
 		a.Title = fmt.Sprintf("benchgate: %s instructions/op: %s runs more instructions", vis(r.Name), vis(f.Function))
-		a.Message = fmt.Sprintf("%s: %s → %s instructions/op of its own code (%.0f%% → %.0f%% of the count), the largest change in the instruction lane's counts; the regression of %s.%s %s",
+		a.Message = fmt.Sprintf("%s: %s → %s instructions/op of its own code (%.0f%% → %.0f%% of the count), the largest change in the instruction counts; the regression of %s.%s %s",
 			vis(f.Function), perOp(math.Round(f.Base)), perOp(math.Round(f.Head)), 100*f.ShareBase, 100*f.ShareHead, vis(r.Package), vis(r.Name), r.Unit)
 	case len(w.Explain.Functions) > 0:
 		f := w.Explain.Functions[0]

@@ -73,7 +73,7 @@ func TestWhyAnnotations(t *testing.T) {
 	}
 	// A function's name comes from the code measured: its invisible
 	// characters are shown.
-	if msg := got[3].Message; msg != "example.com/m.Work<U+200B>: 12000 → 12600 instructions/op of its own code (100% → 100% of the count), the largest change in the instruction lane's counts; the regression of example.com/m.Grow instructions/op" {
+	if msg := got[3].Message; msg != "example.com/m.Work<U+200B>: 12000 → 12600 instructions/op of its own code (100% → 100% of the count), the largest change in the instruction counts; the regression of example.com/m.Grow instructions/op" {
 		t.Errorf("message: %q", msg)
 	}
 }

@@ -233,6 +233,7 @@ func TestBrowser(t *testing.T) {
 	fv, fm := fixtureVerdict(t)
 	hv, hm := heldOutVerdict(t)
 	sv, sm := scalingVerdict(t), Meta{Record: pipeline.Record{Count: 10}}
+	bv, bm := blindVerdict(t)
 	cases := []struct {
 		name      string
 		v         gate.Verdict
@@ -242,6 +243,7 @@ func TestBrowser(t *testing.T) {
 		{"held-out", hv, hm, 2000},
 		{"fixture", fv, fm, 0},
 		{"scaling", sv, sm, 0},
+		{"blind", bv, bm, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

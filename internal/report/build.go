@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"path"
 	"regexp"
 	"slices"
@@ -30,6 +31,19 @@ type Meta struct {
 	// workflow still sets: both for the job summary, not the comment.
 	Notes      []Note
 	Deprecated []config.DeprecatedInput
+	// Request is what the headline calls the change judged: "PR" on a
+	// pull request, "MR" on a merge request; "" (a local run, compare, a
+	// push) says "this change".
+	Request string
+}
+
+// subject is the change judged, for the headline: "this PR", "this
+// change".
+func (m Meta) subject() string {
+	if m.Request == "" {
+		return "this change"
+	}
+	return "this " + m.Request
 }
 
 // The priorities of the sections under a size limit: how the run was
@@ -41,6 +55,7 @@ const (
 	prioFailures
 	prioWarnings
 	prioImprovements
+	prioBlind
 	prioScaling
 	prioRest
 	prioChart
@@ -51,23 +66,26 @@ const (
 // line of counts; the alerts a reader can act on; the rows that gate
 // (every regression, gated ones first, and every removal and
 // inconclusive row that fails the gate), failures with their output and
-// improvements, each row with a Detail (its statistics, where the change
-// comes from, the command that reproduces it); then, collapsed, every
-// other row (unchanged, too noisy, unstable, new, removed, vanished on
-// confirmation), the chart of the largest time/op changes, the warnings
+// improvements, and the time rows that could not see a change (too noisy,
+// too few rounds), each row with a Detail (its statistics, where the
+// change comes from, the command that reproduces it); then, collapsed,
+// every other row (unchanged, unstable, new, removed, not confirmed on
+// re-run), the chart of the largest time/op changes, the warnings
 // and how the run was made. Rows are grouped per package.
 func Build(v gate.Verdict, m Meta) *Document {
 	d := &Document{Pass: v.Pass}
-	d.Title = headline(v)
+	d.Title = headline(v, m)
 	d.Head = headBlocks(v, m)
 
-	var regs, imps, rest []gate.Result
+	var regs, imps, blind, rest []gate.Result
 	for _, r := range v.Results {
 		switch {
 		case r.Status == gate.Regression || (r.Fails() && (r.Status == gate.Removed || r.Status == gate.Inconclusive)):
 			regs = append(regs, r)
 		case r.Status == gate.Improvement:
 			imps = append(imps, r)
+		case isBlind(r):
+			blind = append(blind, r)
 		default:
 			rest = append(rest, r)
 		}
@@ -85,10 +103,11 @@ func Build(v gate.Verdict, m Meta) *Document {
 	add(&Section{Title: []Span{txt("Regressions (" + strconv.Itoa(len(regs)) + ")")}, Body: detailed(resultTable(regs, false), regs, m), Priority: prioRegressions, What: "regressions"})
 	add(&Section{Title: []Span{txt("Failures (" + strconv.Itoa(len(fails)) + ")")}, Body: failureOutputs(fails), Priority: prioFailures, What: "failures"})
 	add(&Section{Title: []Span{txt("Improvements (" + strconv.Itoa(len(imps)) + ")")}, Body: detailed(resultTable(imps, false), imps, m), Priority: prioImprovements, What: "improvements"})
+	add(&Section{Title: []Span{txt(blindTitle(blind, v.Policy.Threshold))}, Body: detailed(resultTable(blind, false), blind, m), Priority: prioBlind, What: "rows that could not see a change"})
 	if s := scalingSection(v); s != nil {
 		add(s)
 	}
-	add(&Section{Title: []Span{txt(restSummary(rest))}, Collapsed: true, Body: detailed(resultTable(rest, true), rest, m), Priority: prioRest, What: "other results"})
+	add(&Section{Title: []Span{txt("Other rows (" + strconv.Itoa(len(rest)) + ")")}, Collapsed: true, Body: detailed(resultTable(rest, true), rest, m), Priority: prioRest, What: "other rows"})
 	if c := chartOf(v.Results); c != nil {
 		add(&Section{Title: []Span{txt("Chart of the largest time/op changes")}, Collapsed: true, Intro: []Block{chartIntro(c)}, Body: c, Priority: prioChart, Whole: "the chart of the largest changes"})
 	}
@@ -99,30 +118,19 @@ func Build(v gate.Verdict, m Meta) *Document {
 	return d
 }
 
-// headline is the verdict and what decides it: the rows and failures
-// that fail the gate, by name ("benchgate: fail — 2 regressions block
-// this PR: Parse time +8.1%; Encode +1 allocs/op"), or that nothing
-// does.
-func headline(v gate.Verdict) []Span {
+// headline is the verdict and what decides it: the benchmarks and
+// failures that fail the gate, by name ("benchgate: fail — 2 benchmarks
+// block this PR: Parse time +8.12%; Encode +1 allocs/op"), or that
+// nothing does, and then, on a pass, the time/op rows that could not
+// have seen a change ("5 of 5 time/op rows too noisy to see 5%").
+// Changes are rounded as the tables round them.
+func headline(v gate.Verdict, m Meta) []Span {
 	t := []Span{mark(markPass, Good), txt(" "), {Kind: SpanText, Text: "benchgate: pass", Style: Strong | Good}}
 	if !v.Pass {
 		t = []Span{mark(markFail, Bad), txt(" "), {Kind: SpanText, Text: "benchgate: fail", Style: Strong | Bad}}
 	}
 	if len(v.Results) == 0 && len(v.Failures) == 0 {
 		return append(t, txt(" — no benchmark results"))
-	}
-	var blocking []gate.Result
-	for _, r := range v.Results {
-		if r.Fails() && r.Status != gate.Failed { // a failed row is its failure's
-			blocking = append(blocking, r)
-		}
-	}
-	heads := v.HeadFailures()
-	if len(blocking) == 0 && len(heads) == 0 {
-		if v.Pass {
-			return append(t, txt(" — nothing blocks this PR"))
-		}
-		return t
 	}
 	// The blocking rows, per benchmark: "Decode-8 +16 B/op, +1 allocs/op".
 	type item struct {
@@ -141,13 +149,59 @@ func headline(v gate.Verdict) []Span {
 		}
 		it.changes = append(it.changes, change)
 	}
-	for _, r := range blocking {
-		addItem(r.Package, r.Name, blockingChange(r))
+	for _, r := range v.Results {
+		if r.Fails() && r.Status != gate.Failed { // a failed row is its failure's
+			addItem(r.Package, r.Name, blockingChange(r))
+		}
 	}
-	for _, f := range heads {
-		addItem(f.Package, strings.TrimPrefix(f.Name, "Benchmark"), []Span{txt("failed on head")})
+	for _, f := range v.HeadFailures() {
+		if v.Policy.FailOnFailure {
+			addItem(f.Package, strings.TrimPrefix(f.Name, "Benchmark"), []Span{txt("failed on head")})
+		}
 	}
-	t = append(t, txt(" — "+blockingCount(blocking, len(heads))+" this PR: "))
+	if !v.Policy.FailOnFailure {
+		for _, r := range v.Results {
+			if r.Status == gate.Failed && r.Fails() { // a required benchmark's
+				if _, ok := idx[r.Package+"\x00"+r.Name]; !ok {
+					addItem(r.Package, r.Name, []Span{txt("failed on head")})
+				}
+			}
+		}
+	}
+	if v.Policy.FailOnScaling {
+		for _, s := range v.ScalingWorse() {
+			last := len(s.CPUs) - 1
+			addItem(s.Package, s.Name, []Span{txt("scales worse (cpu " + strconv.Itoa(s.CPUs[last]) + ": "), numSpan(times(s.Base[last]) + " → " + times(s.Head[last])), txt(")")})
+		}
+	}
+	// What fails the gate without a row.
+	var others [][]Span
+	for _, w := range v.Warnings {
+		switch {
+		case w.Code == gate.WarnRequiredMissing && w.Gated:
+			others = append(others, []Span{txt("no benchmark on head matches the required "), nameSpan(w.Detail), txt(" ("), nameSpan(w.Source), txt(")")})
+		case w.Code == gate.WarnHeadPolicyInvalid && w.Gated:
+			others = append(others, []Span{txt("head's policy file does not parse")})
+		}
+	}
+	if len(items) == 0 && len(others) == 0 {
+		if !v.Pass {
+			return t
+		}
+		what := "no regression found"
+		if len(v.Regressions()) > 0 {
+			what = "nothing blocks " + m.subject() // accepted or not gated
+		}
+		return append(append(t, txt(" — "+what)), blindSpans(v)...)
+	}
+	t = append(t, txt(" — "))
+	if len(items) > 0 {
+		verb := " block "
+		if len(items) == 1 {
+			verb = " blocks "
+		}
+		t = append(t, txt(english.Plural(len(items), "benchmark", "benchmarks")+verb+m.subject()+": "))
+	}
 	const shown = 3
 	for i, it := range items {
 		if i == shown {
@@ -170,52 +224,127 @@ func headline(v gate.Verdict) []Span {
 			t = append(t, c...)
 		}
 	}
+	for i, o := range others {
+		if i > 0 || len(items) > 0 {
+			t = append(t, txt("; "))
+		}
+		t = append(t, o...)
+	}
 	return t
 }
 
-// blockingCount says what blocks: "2 regressions block", "1 regression
-// and 1 head failure block".
-func blockingCount(rows []gate.Result, headFailures int) string {
-	regs, other := 0, 0
-	for _, r := range rows {
-		if r.Status == gate.Regression {
-			regs++
-		} else {
-			other++
-		}
-	}
-	var parts []string
-	if regs > 0 {
-		parts = append(parts, english.Plural(regs, "regression", "regressions"))
-	}
-	if other > 0 {
-		parts = append(parts, english.Plural(other, "failing row", "failing rows"))
-	}
-	if headFailures > 0 {
-		parts = append(parts, english.Plural(headFailures, "head failure", "head failures"))
-	}
-	verb := " block"
-	if regs+other+headFailures == 1 {
-		verb = " blocks"
-	}
-	return strings.Join(parts, " and ") + verb
+// isBlind reports whether r is a time/op row that could not have seen a
+// change of its threshold ([gate.Verdict.Blind]).
+func isBlind(r gate.Result) bool {
+	return r.Kind == gate.Time && (r.Status == gate.Inconclusive || r.Status == gate.Unchanged && r.TooNoisy)
 }
 
-// blockingChange is a failing row's change in a few words: "time
-// +8.1%", "+1 allocs/op", "removed".
+// blindTitle is the title of the section of the rows that could not see
+// a change: "Could not see a 5% change (5)".
+// threshold is the policy's; a row whose rule sets another says "a change
+// of their threshold".
+func blindTitle(rows []gate.Result, threshold float64) string {
+	what := "a " + fmtNum(100*threshold) + "% change"
+	for _, r := range rows {
+		if r.Status != gate.Inconclusive && r.Reason.Threshold != threshold { // an inconclusive row's reason has none
+			what = "a change of their threshold"
+		}
+	}
+	return "Could not see " + what + " (" + strconv.Itoa(len(rows)) + ")"
+}
+
+// blindSpans says, after a pass, which time/op rows could not have seen a
+// change: "; 5 of 5 time/op rows too noisy to see 5% (the smallest change
+// they could see: 37.2% to 690.1%)", "; 1 of 14 time/op rows not judged
+// (too few rounds)"; nothing when every row could.
+func blindSpans(v gate.Verdict) []Span {
+	judged, blind := timeRows(v)
+	if len(blind) == 0 {
+		return nil
+	}
+	var noisy []gate.Result
+	notJudged := 0
+	for _, r := range blind {
+		if r.Status == gate.Inconclusive {
+			notJudged++
+		} else {
+			noisy = append(noisy, r)
+		}
+	}
+	var l line
+	of := strconv.Itoa(judged)
+	if n := len(noisy); n > 0 {
+		thr := noisy[0].Reason.Threshold
+		same := true
+		lo, hi, inf := math.Inf(1), 0.0, 0
+		for _, r := range noisy {
+			same = same && r.Reason.Threshold == thr
+			switch {
+			case r.MDE == nil || math.IsInf(*r.MDE, 1):
+				inf++
+			default:
+				lo, hi = math.Min(lo, *r.MDE), math.Max(hi, *r.MDE)
+			}
+		}
+		l.text("; ").num(strconv.Itoa(n)).text(" of " + of + " time/op " + plural(judged, "row", "rows") + " too noisy to see ")
+		if same {
+			l.num(fmtNum(100*thr) + "%")
+		} else {
+			l.text("their threshold")
+		}
+		they := "they"
+		if n == 1 {
+			they = "it"
+		}
+		switch {
+		case inf == n:
+			l.text(" (" + they + " could see no change at all)")
+		case lo == hi:
+			l.text(" (the smallest change " + they + " could see: ").num(absPct1(lo))
+		default:
+			l.text(" (the smallest change " + they + " could see: ").num(absPct1(lo) + " to " + absPct1(hi))
+		}
+		switch {
+		case inf == n:
+		case inf > 0:
+			l.text(", or none)")
+		default:
+			l.text(")")
+		}
+	}
+	if notJudged > 0 {
+		l.text("; ").num(strconv.Itoa(notJudged))
+		if len(noisy) == 0 {
+			l.text(" of " + of + " time/op " + plural(judged, "row", "rows"))
+		}
+		l.text(" not judged (too few rounds)")
+	}
+	return l
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// blockingChange is a failing row's change in a few words, rounded as
+// its table cell: "time +8.12%", "+1 allocs/op", "removed".
 func blockingChange(r gate.Result) []Span {
 	bad := func(s string) Span { return Span{Kind: SpanNum, Text: s, Style: Bad} }
 	switch {
 	case r.Status == gate.Removed:
 		return []Span{txt("removed")}
 	case r.Status == gate.Inconclusive:
-		return []Span{unitSpan(r.Unit), txt(" could not be judged")}
+		return []Span{unitSpan(r.Unit), txt(" not judged")}
 	case exactKind(r.Kind) && r.Base != nil && r.Head != nil:
 		return []Span{bad(signed(r.Head.Min - r.Base.Min)), txt(" "), unitSpan(r.Unit)}
 	case r.Kind == gate.Time && r.Delta != nil:
-		return []Span{txt("time "), bad(pct1(*r.Delta))}
+		return []Span{txt("time "), bad(pct(*r.Delta))}
 	case r.Delta != nil:
-		return []Span{unitSpan(r.Unit), txt(" "), bad(pct1(*r.Delta))}
+		return []Span{unitSpan(r.Unit), txt(" "), bad(pct(*r.Delta))}
 	}
 	return []Span{unitSpan(r.Unit)}
 }
@@ -224,7 +353,7 @@ func blockingChange(r gate.Result) []Span {
 // each once: different toolchains, an interrupted run, time rows that
 // could not be judged, a policy file that head breaks or changes.
 func headBlocks(v gate.Verdict, m Meta) []Block {
-	bs := []Block{Paragraph{Spans: []Span{txt(headerCounts(v))}}}
+	bs := []Block{Paragraph{Spans: []Span{txt(tallyOf(v).String())}}}
 	if m.GoDiffers() {
 		bs = append(bs, Paragraph{Alert: true, Spans: []Span{
 			mark(markWarn, Warn), txt(" "), strong("Different Go toolchains"), txt(": base was built with "), goVer(m.BaseGo),
@@ -292,72 +421,6 @@ func Inconclusive(v gate.Verdict) string {
 	return strings.Join(parts, "; ")
 }
 
-func headerCounts(v gate.Verdict) string {
-	var parts []string
-	add := func(n int, one, many string) {
-		if n > 0 {
-			parts = append(parts, english.Plural(n, one, many))
-		}
-	}
-	gated, ungated := 0, 0
-	for _, r := range v.Regressions() {
-		if r.Gated {
-			gated++
-		} else {
-			ungated++
-		}
-	}
-	removedGated, inconclusiveGated, confirmed, vanished, noisy := 0, 0, 0, 0, 0
-	for _, r := range v.Results {
-		if r.Status == gate.Removed && r.Fails() {
-			removedGated++
-		}
-		if r.Status == gate.Inconclusive && r.Fails() {
-			inconclusiveGated++
-		}
-		if r.Confirmed != nil {
-			if *r.Confirmed {
-				confirmed++
-			} else {
-				vanished++
-			}
-		}
-		if r.TooNoisy {
-			noisy++
-		}
-	}
-	accepted := 0
-	for _, r := range v.Regressions() {
-		if r.Accepted != nil {
-			accepted++
-		}
-	}
-	ungated -= accepted
-	add(gated, "regression", "regressions")
-	add(removedGated, "removed benchmark failing the gate", "removed benchmarks failing the gate")
-	add(len(v.HeadFailures()), "head failure", "head failures")
-	add(len(baseFailures(v.Failures)), "base failure", "base failures")
-	add(inconclusiveGated, "inconclusive benchmark failing the gate", "inconclusive benchmarks failing the gate")
-	add(confirmed, "confirmed", "confirmed")
-	add(vanished, "vanished on confirmation", "vanished on confirmation")
-	add(v.Count(gate.Improvement), "improvement", "improvements")
-	add(accepted, "accepted regression", "accepted regressions")
-	add(ungated, "ungated regression", "ungated regressions")
-	add(v.Count(gate.Inconclusive)-inconclusiveGated, "inconclusive", "inconclusive")
-	add(len(v.ScalingWorse()), "benchmark scaling worse", "benchmarks scaling worse")
-	add(noisy, "too noisy", "too noisy")
-	add(v.Count(gate.Unstable), "unstable", "unstable")
-	add(v.Count(gate.Unavailable), "unavailable", "unavailable")
-	add(v.Count(gate.New), "new", "new")
-	add(v.Count(gate.Removed), "removed", "removed")
-	add(v.Count(gate.Ignored), "ignored", "ignored")
-	add(v.Count(gate.Unchanged), "unchanged", "unchanged")
-	if len(v.Results) == 0 && len(v.Failures) == 0 {
-		return "no benchmark results"
-	}
-	return strings.Join(parts, ", ")
-}
-
 var hexSHA = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
 
 func side(label, ref, sha string) []Span {
@@ -421,13 +484,13 @@ func metaItems(m Meta, v gate.Verdict) [][]Span {
 		item(txt("instructions/op threshold "), numSpan(fmtNum(100*p.InstructionThreshold)+"%"))
 	}
 	if corr := correctionName(v.Correction); corr != "" && v.Family > 1 {
-		item(txt(corr + " over " + english.Plural(v.Family, "time/op comparison", "time/op comparisons")))
+		item(txt(corr + "'s correction for " + english.Plural(v.Family, "time/op row", "time/op rows") + " compared"))
 	}
 	if len(p.Looks) > 0 {
-		item(txt("sequential looks after rounds "), numSpan(joinInts(p.Looks)))
+		item(txt("early stops allowed after rounds "), numSpan(joinInts(p.Looks)))
 	}
 	if v.Confirmed {
-		item(txt("promising time rows re-measured and decided on the pooled rounds"))
+		item(txt("time rows that looked like a change re-run on fresh rounds and decided on all their rounds"))
 	}
 	if m.Tool != "" {
 		item(prose(m.Tool))
@@ -478,7 +541,7 @@ var restRank = map[gate.Status]int{
 // confirmation and a row too noisy to judge before the unchanged ones.
 func restRankOf(r gate.Result) int {
 	switch {
-	case r.Confirmed != nil && !*r.Confirmed:
+	case notConfirmed(r):
 		return 6
 	case r.TooNoisy:
 		return 6
@@ -489,12 +552,15 @@ func restRankOf(r gate.Result) int {
 // statusWord is a collapsed row's status in a word or two.
 func statusWord(r gate.Result) string {
 	switch {
-	case r.Confirmed != nil && !*r.Confirmed:
-		return "vanished"
+	case notConfirmed(r):
+		return "not confirmed"
 	case r.TooNoisy && r.Status == gate.Unchanged:
 		return "too noisy"
+	case r.Status == gate.Inconclusive:
+		return "not judged"
 	}
-	return string(r.Status)
+	one, _ := wordsOf(r.Status)
+	return one
 }
 
 func baseFailures(fs []gate.Failure) []gate.Failure {
@@ -505,23 +571,6 @@ func baseFailures(fs []gate.Failure) []gate.Failure {
 		}
 	}
 	return out
-}
-
-func restSummary(rest []gate.Result) string {
-	counts := map[string]int{}
-	var order []string
-	for _, r := range rest {
-		w := statusWord(r)
-		if counts[w] == 0 {
-			order = append(order, w)
-		}
-		counts[w]++
-	}
-	parts := make([]string, len(order))
-	for i, w := range order {
-		parts[i] = strconv.Itoa(counts[w]) + " " + w
-	}
-	return english.Plural(len(rest), "other result", "other results") + ": " + strings.Join(parts, ", ")
 }
 
 // resultColumns are the columns of a table of results: in Markdown the
@@ -537,11 +586,11 @@ func resultColumns(rest bool) []Column {
 		status,
 		{Title: "benchmark", Short: maxCellName},
 		{Title: "unit"},
-		{Title: "base", Right: true},
-		{Title: "head", Right: true},
+		{Title: "base median", Right: true},
+		{Title: "head median", Right: true},
 		{Title: "change", Right: true},
-		{Title: "p (adj.)", Right: true, Full: true},
-		{Title: "noise / MDE", Right: true, Optional: 2, Full: true},
+		{Title: "p", Right: true, Full: true},
+		{Title: "noise / visible", Right: true, Optional: 2, Full: true},
 		{Title: "benchstat", Right: true, Optional: 3, Full: true},
 		{Title: "n", Right: true, Optional: 1, Full: true},
 		{Title: "why", Trail: true, Full: true},
@@ -661,6 +710,9 @@ type rowCells struct {
 	// the row's Detail.
 	spread [2]string
 	alt    string
+	// paired is the paired change with its interval when the change
+	// cell shows the medians' change instead of the interval.
+	paired string
 }
 
 func one(s string) []Span { return []Span{numSpan(s)} }
@@ -673,12 +725,7 @@ func cellsOf(r gate.Result) rowCells {
 	if exactKind(r.Kind) {
 		c.base, c.head = one(exactCell(r.Base)), one(exactCell(r.Head))
 		if r.Base != nil && r.Head != nil && r.Base.Constant && r.Head.Constant {
-			d := r.Head.Min - r.Base.Min
-			s := exact(d)
-			if d > 0 {
-				s = "+" + s
-			}
-			c.change = one(s + " exact")
+			c.change = one(exactChange(r.Base.Min, r.Head.Min))
 		}
 		return c
 	}
@@ -709,6 +756,13 @@ func cellsOf(r gate.Result) rowCells {
 		if r.Reason.Code == gate.ReasonAmountChange {
 			s += " exact" // the rate's per-op amount: the change judged
 		}
+		if md, ok := mediansDisagree(r); ok {
+			// The columns are medians, the change the paired one: the
+			// row shows both changes, the interval going to the
+			// statistics (one line in a pull request's column).
+			c.paired = s
+			s = pct(*r.Delta) + " (medians " + pct(md) + ")"
+		}
 		if pr := r.Paired; pr != nil && pr.Runs > 1 && r.Test == gate.TestPaired {
 			// The other estimators of the rounds' runs, beside the gated one.
 			var alt []string
@@ -726,9 +780,10 @@ func cellsOf(r gate.Result) rowCells {
 		c.n = one(strconv.Itoa(r.Paired.N))
 	}
 	if r.P != nil {
+		// The adjusted p first, as the reasons say it.
 		s := FormatP(*r.P)
 		if r.PAdjusted != nil && FormatP(*r.PAdjusted) != s {
-			s += " (" + FormatP(*r.PAdjusted) + ")"
+			s = FormatP(*r.PAdjusted) + " (raw " + s + ")"
 		}
 		c.p = one(s)
 	}
@@ -755,6 +810,19 @@ func cellsOf(r gate.Result) rowCells {
 	return c
 }
 
+// exactChange is an exact change with its percentage, as benchstat
+// prints it: "+16 (+25.00%)", "0", "+256 (from 0)".
+func exactChange(base, head float64) string {
+	d := head - base
+	switch {
+	case d == 0:
+		return "0"
+	case base == 0:
+		return signed(d) + " (from 0)"
+	}
+	return signed(d) + " (" + pct(d/base) + ")"
+}
+
 // exactKind reports whether rows of kind k are judged by exact checks.
 func exactKind(k gate.Kind) bool { return k == gate.Allocs || k == gate.Bytes }
 
@@ -772,7 +840,7 @@ func exactCell(s *stats.Summary) string {
 func sampleSizes(r gate.Result) string {
 	switch {
 	case r.Base != nil && r.Head != nil && r.Base.N != r.Head.N:
-		return strconv.Itoa(r.Base.N) + "+" + strconv.Itoa(r.Head.N)
+		return strconv.Itoa(r.Base.N) + " base, " + strconv.Itoa(r.Head.N) + " head"
 	case r.Base != nil:
 		return strconv.Itoa(r.Base.N)
 	case r.Head != nil:
@@ -802,78 +870,31 @@ func failureOutputs(fs []gate.Failure) *Outputs {
 	return o
 }
 
-// maxSuspectLines is the number of per-row suspicion lines in the
-// warnings.
-const maxSuspectLines = 20
-
+// warningList is the warnings, one per problem: the verdict's (each
+// names its benchmarks; what one benchmark does wrong is under its row),
+// but the time rows that could not be judged, an alert above; then the
+// caller's.
 func warningList(v gate.Verdict, m Meta) *List {
 	l := &List{}
 	for _, w := range v.Warnings {
+		if w.Code == gate.WarnCannotJudge && !w.Confirmation {
+			continue // the alert under the headline
+		}
 		l.Items = append(l.Items, warningSpans(w, v.Scaling))
 	}
 	for _, w := range runWarnings(m.Run) {
 		l.Items = append(l.Items, []Span{prose(w)})
 	}
-	// What each suspicious benchmark does wrong, for the first few (the
-	// verdict's warnings above name them all; the JSON has every one).
-	shown, more := 0, 0
-	for _, r := range v.Results {
-		for _, sp := range r.Suspect {
-			if shown == maxSuspectLines {
-				more++
-				continue
-			}
-			shown++
-			n := r.Name
-			if r.Package != "" {
-				n = r.Package + "." + n
-			}
-			l.Items = append(l.Items, append([]Span{nameSpan(n), txt(" "), unitSpan(r.Unit), txt(": ")}, suspicionSpans(sp, r.Unit)...))
-		}
-	}
-	if more > 0 {
-		l.Items = append(l.Items, []Span{txt("… and " + english.Plural(more, "more suspicion", "more suspicions") + " (every one is in the JSON report)")})
-	}
-	// benchmath's per-row caveats, deduplicated.
-	var msgs []string
-	count := map[string]int{}
-	for _, r := range v.Results {
-		if exactKind(r.Kind) || r.Kind == gate.Instructions {
-			continue // no interval or test is shown for exact checks
-		}
-		seen := map[string]bool{}
-		for _, list := range [][]string{r.Warnings, summaryWarnings(r.Base), summaryWarnings(r.Head)} {
-			for _, w := range list {
-				if seen[w] {
-					continue
-				}
-				seen[w] = true
-				if count[w] == 0 {
-					msgs = append(msgs, w)
-				}
-				count[w]++
-			}
-		}
-	}
-	for _, w := range msgs {
-		l.Items = append(l.Items, []Span{prose(w), txt(" (" + english.Plural(count[w], "row", "rows") + ")")})
-	}
 	return l
-}
-
-func summaryWarnings(s *stats.Summary) []string {
-	if s == nil {
-		return nil
-	}
-	return s.Warnings
 }
 
 // legend explains the columns of the tables.
 func legend() Paragraph {
 	return Paragraph{Spans: []Span{
-		txt("Columns: "), strong("change"), txt(" is head/base − 1: for time/op measured in interleaved rounds the paired (Hodges–Lehmann) estimate of the rounds' values (each side's short runs of a round reduced by the estimator; the other estimators' in the row's statistics) with its interval in brackets at the level one benchmark must reach after the correction (simultaneous over the time/op rows: an interval beyond the threshold is a significant change), otherwise the change of the medians; for allocations the difference, exact when it is the same in every round; "),
-		strong("p (adj.)"), txt(" the p-value the row was judged on (paired Wilcoxon signed-rank, or benchstat's U test), adjusted for the number of time/op comparisons; "),
-		strong("noise / MDE"), txt(" the round-to-round noise of the ratio and the smallest change this run could detect ("), mark(markWarn, Warn), txt(": larger than the threshold); "),
+		txt("Columns: "), strong("base median"), txt(" and "), strong("head median"), txt(" are each side's median (for allocations the value of every round, or their range); "),
+		strong("change"), txt(" is head/base − 1: for time/op measured in interleaved rounds the paired change, the middle of the rounds' own changes (each round's head over its base, so that the machine's drift during the run falls on both sides; the Hodges–Lehmann estimate), which can differ from the medians' change when the machine drifted, with its interval in brackets at the level one benchmark must reach after the correction for many benchmarks (an interval beyond the threshold is a significant change); otherwise the change of the medians; for allocations the difference and its percentage, the same in every round; "),
+		strong("p"), txt(" the p-value the row was judged on (paired Wilcoxon signed-rank test, or benchstat's U test), adjusted for the number of time/op rows compared, with the raw p in brackets when they differ; "),
+		strong("noise / visible"), txt(" the round-to-round noise of the change and the smallest change this run could see (found 80% of the time; "), mark(markWarn, Warn), txt(": larger than the threshold, too noisy to judge); "),
 		strong("benchstat"), txt(" the change of the medians and the U-test p, as benchstat prints them."),
 	}}
 }
@@ -910,9 +931,9 @@ func rawFiles(m Meta) (string, string) {
 }
 
 // chartOf returns the chart of the largest time/op changes, or nil when
-// fewer than 2 rows have a paired estimate with an interval. Names shared
-// by rows of different packages are qualified with the package's last
-// element.
+// fewer than 2 rows have a paired change; each with the interval of its
+// table, when it has one. Names shared by rows of different packages are
+// qualified with the package's last element.
 func chartOf(results []gate.Result) *Chart {
 	rows, total := chartRows(results)
 	if len(rows) < 2 {
@@ -928,19 +949,47 @@ func chartOf(results []gate.Result) *Chart {
 		if count[name] > 1 && r.Package != "" {
 			name = path.Base(r.Package) + "." + name
 		}
-		c.Bars = append(c.Bars, Bar{Label: name, Change: r.Paired.Ratio - 1, Low: r.Paired.Low - 1, High: r.Paired.High - 1})
+		b := Bar{Label: name, Status: r.Status, Change: r.Paired.Ratio - 1}
+		b.Low, b.High = b.Change, b.Change
+		if iv := r.Interval; iv != nil && iv.Low > -1 && !math.IsInf(iv.High, 0) {
+			b.Low, b.High, b.Confidence = iv.Low, iv.High, iv.Confidence
+		}
+		c.Bars = append(c.Bars, b)
 	}
 	return c
 }
 
 func chartIntro(c *Chart) Paragraph {
-	s := "Bars: the size of the paired change head/base − 1 in % (red: slower, green: faster); grey lines: the bounds of its 95% interval. "
+	lo, hi, without := 1.0, 0.0, 0
+	for _, b := range c.Bars {
+		if b.Confidence == 0 {
+			without++
+			continue
+		}
+		lo, hi = math.Min(lo, b.Confidence), math.Max(hi, b.Confidence)
+	}
+	s := "Each row's paired change is marked, red slower, green faster, grey neither; left of 0 is faster. "
+	if without < len(c.Bars) {
+		level := confPct(lo)
+		if confPct(hi) != level {
+			level += " to " + confPct(hi)
+		}
+		s = "Each bar is a row's interval, as in its table's brackets (" + level + "), with its paired change marked: red slower, green faster, grey neither; left of 0 is faster. "
+		if without > 0 {
+			s += "A row without an interval in its table has the mark alone. "
+		}
+	}
 	if c.Total > len(c.Bars) {
-		s += "The " + strconv.Itoa(len(c.Bars)) + " largest of " + strconv.Itoa(c.Total) + " time/op rows, "
+		s += "The " + strconv.Itoa(len(c.Bars)) + " largest of " + strconv.Itoa(c.Total) + " time/op rows with a paired change, "
 	} else {
-		s += "All " + strconv.Itoa(c.Total) + " time/op rows with a paired interval, "
+		s += "All " + strconv.Itoa(c.Total) + " time/op rows with a paired change, "
 	}
 	return Paragraph{Spans: []Span{txt(s + "regressions first, then improvements.")}}
+}
+
+// confPct formats a confidence level: "99.93%", "95%".
+func confPct(c float64) string {
+	return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(100*c, 'f', 2, 64), "0"), ".") + "%"
 }
 
 // acceptedSpans says who accepted a regression and how: "@login (label

@@ -15,15 +15,10 @@ const maxChartRows = 15
 // maxChartLabel is the longest benchmark name in a chart label, in runes.
 const maxChartLabel = 40
 
-// chartPalette colors the chart's series: slower (red), faster (green),
-// and the two interval lines (grey).
-const chartPalette = "#cf222e, #1a7f37, #6e7781, #6e7781"
-
-// chartable reports whether r has a paired estimate with a bounded
-// interval, which the chart can show.
+// chartable reports whether r has a paired change, which the chart
+// draws (with the interval of its table, when it has one).
 func chartable(r gate.Result) bool {
-	return r.Kind == gate.Time && r.Status != gate.Failed && r.Paired != nil &&
-		r.Paired.Ratio > 0 && r.Paired.Low > 0 && !math.IsInf(r.Paired.High, 0)
+	return r.Kind == gate.Time && r.Status != gate.Failed && r.Paired != nil && r.Paired.Ratio > 0 && !math.IsInf(r.Paired.Ratio, 0)
 }
 
 // chartRows returns the rows the chart shows, in its order, and how many
@@ -61,66 +56,123 @@ func chartRows(results []gate.Result) ([]gate.Result, int) {
 	return rows[:min(len(rows), maxChartRows)], len(rows)
 }
 
-// chartMarkdown renders a chart as Mermaid.
+// The colors of the chart's series: a slower row's interval and mark
+// (red), a faster one's (green), another's (grey), the background (the
+// chart's own, white) and the line at 0.
+var (
+	chartIntervals  = [3]string{"#ff8182", "#6fdd8b", "#afb8c1"}
+	chartMarks      = [3]string{"#cf222e", "#1a7f37", "#424a53"}
+	chartBackground = "#ffffff"
+	chartInk        = "#1f2328"
+	chartZero       = "#57606a"
+)
+
+// chartMasks is how many times the background is painted over the bars'
+// left part: once leaves their antialiased edges showing.
+const chartMasks = 3
+
+// chartMarkdown renders a chart as Mermaid: one horizontal bar per row,
+// from its interval's low end to its high end, on an axis through 0
+// (improvements left of it), with the change marked on the bar and a
+// line at 0.
 //
-// Mermaid's xychart draws every bar from the axis minimum, not from 0, so
-// signed changes would be drawn as bars whose length means nothing. The
-// chart shows the size of each change instead, on an axis from 0, as two
-// bar series, slower and faster (one of them 0 in each row, so that
-// stacked and overlaid series render alike), with the interval of the
-// size as two lines; each label carries the signed change. Labels must be
+// Mermaid's xychart draws every bar of every series from the axis
+// minimum, later series over earlier ones: at a point of the axis one
+// sees the last series whose bar reaches it. So each row is drawn as
+// bars painted over each other: its interval's color to the high end,
+// its mark's to the change plus half a mark, the interval's again to the
+// change less half a mark, and the background's to the low end, which
+// leaves the interval with the mark on it. Each color is a series per
+// status (a row's value in the others is the axis minimum: nothing), and
+// the theme's background is the one the last bars paint, on light and
+// dark pages alike. Each label carries the signed change; labels must be
 // distinct, or Mermaid merges their categories.
 func chartMarkdown(c *Chart) string {
-	seen := map[string]int{}
-	var labels, slower, faster, low, high []string
-	top := 0.0
+	lo, hi := 0.0, 0.0
 	for _, bar := range c.Bars {
-		label := mermaidText(bar.Label, maxChartLabel)
+		lo, hi = math.Min(lo, 100*bar.Low), math.Max(hi, 100*bar.High)
+	}
+	// The axis goes through 0, to nice values beyond the intervals.
+	if lo < 0 {
+		lo = -niceCeil(-lo)
+	}
+	if hi > 0 || lo == 0 {
+		hi = niceCeil(hi)
+	}
+	half := (hi - lo) / 200 // the mark is 1% of the axis wide
+	seen := map[string]int{}
+	var labels []string
+	// Per status: to the high end, to the mark's right edge, to its left
+	// edge; then the background to the low end.
+	series := make([][]string, 9+chartMasks)
+	for _, bar := range c.Bars {
+		label := chartText(bar.Label, maxChartLabel)
 		seen[label]++
 		if n := seen[label]; n > 1 {
 			label += " (" + strconv.Itoa(n) + ")"
 		}
-		est := 100 * bar.Change
-		lo, hi := 100*bar.Low, 100*bar.High
 		labels = append(labels, `"`+label+" "+chartPct(bar.Change)+`"`)
-		s, f := 0.0, 0.0
-		if est > 0 {
-			s = est
-		} else {
-			f = -est
+		est, l, h := 100*bar.Change, 100*bar.Low, 100*bar.High
+		k := 2
+		switch bar.Status {
+		case gate.Regression:
+			k = 0
+		case gate.Improvement:
+			k = 1
 		}
-		aLo, aHi := math.Min(math.Abs(lo), math.Abs(hi)), math.Max(math.Abs(lo), math.Abs(hi))
-		if lo <= 0 && hi >= 0 {
-			aLo = 0 // the interval holds no change at all
+		for i := range series {
+			v := lo // nothing
+			switch {
+			case i == k:
+				v = h
+			case i == 3+k:
+				v = math.Min(est+half, hi)
+			case i == 6+k:
+				v = math.Max(est-half, lo)
+			case i >= 9:
+				v = math.Max(math.Min(l, est-half), lo) // the whole mark shows
+			}
+			series[i] = append(series[i], chartNum(v))
 		}
-		slower, faster = append(slower, chartNum(s)), append(faster, chartNum(f))
-		low, high = append(low, chartNum(aLo)), append(high, chartNum(aHi))
-		top = math.Max(top, math.Max(aHi, math.Max(s, f)))
+	}
+	zero := make([]string, len(c.Bars))
+	for i := range zero {
+		zero[i] = "0"
+	}
+	palette := append(append(append([]string{}, chartIntervals[:]...), chartMarks[:]...), chartIntervals[:]...)
+	for range chartMasks {
+		palette = append(palette, chartBackground)
+	}
+	palette = append(palette, chartZero)
+	theme := `"plotColorPalette": "` + strings.Join(palette, ", ") + `", "backgroundColor": "` + chartBackground + `"`
+	for _, k := range []string{"titleColor", "xAxisLabelColor", "xAxisTitleColor", "yAxisLabelColor", "yAxisTitleColor"} {
+		theme += `, "` + k + `": "` + chartInk + `"`
+	}
+	for _, k := range []string{"xAxisTickColor", "xAxisLineColor", "yAxisTickColor", "yAxisLineColor"} {
+		theme += `, "` + k + `": "` + chartZero + `"`
 	}
 	var b strings.Builder
 	b.WriteString("```mermaid\n")
-	b.WriteString(`%%{init: {"themeVariables": {"xyChart": {"plotColorPalette": "` + chartPalette + `"}}}}%%` + "\n")
+	b.WriteString(`%%{init: {"themeVariables": {"xyChart": {` + theme + `}}}}%%` + "\n")
 	b.WriteString("xychart-beta horizontal\n")
-	b.WriteString("    title \"Largest time/op changes (%)\"\n")
+	b.WriteString("    title \"Largest time/op changes (%), with their intervals\"\n")
 	b.WriteString("    x-axis [" + strings.Join(labels, ", ") + "]\n")
-	b.WriteString("    y-axis \"change (%)\" 0 --> " + chartNum(niceCeil(top)) + "\n")
-	for _, series := range []struct {
-		kind string
-		vals []string
-	}{{"bar", slower}, {"bar", faster}, {"line", low}, {"line", high}} {
-		b.WriteString("    " + series.kind + " [" + strings.Join(series.vals, ", ") + "]\n")
+	b.WriteString("    y-axis \"change (%): faster ← 0 → slower\" " + chartNum(lo) + " --> " + chartNum(hi) + "\n")
+	for _, s := range series {
+		b.WriteString("    bar [" + strings.Join(s, ", ") + "]\n")
 	}
+	b.WriteString("    line [" + strings.Join(zero, ", ") + "]\n")
 	b.WriteString("```\n")
 	return b.String()
 }
 
-// chartPct formats a change for a label: "+7.3%", "-20.0%", "±0.0%"
-// when it rounds to zero.
+// chartPct formats a change for a label as the tables do: "+7.31%",
+// "-20.02%", "±0.00%" when it rounds to zero.
 func chartPct(d float64) string {
-	if math.Abs(d) < 0.0005 {
-		return "±0.0%"
+	if math.Abs(d) < 0.00005 {
+		return "±0.00%"
 	}
-	return pct1(d)
+	return pct(d)
 }
 
 // chartNum formats a chart value with one decimal.

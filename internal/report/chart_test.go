@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -41,8 +40,8 @@ func TestMermaidText(t *testing.T) {
 		{strings.Repeat("x", 50), strings.Repeat("x", 39) + "…"},
 	}
 	for _, tt := range tests {
-		if got := mermaidText(tt.in, 40); got != tt.want {
-			t.Errorf("mermaidText(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := chartText(tt.in, 40); got != tt.want {
+			t.Errorf("chartText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -54,14 +53,15 @@ func FuzzMermaidText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out := mermaidText(in, 40)
+		out := chartText(in, 40)
 		if !utf8.ValidString(out) || !mermaidSafe.MatchString(out) || utf8.RuneCountInString(out) > 40 {
-			t.Fatalf("mermaidText(%q) = %q", in, out)
+			t.Fatalf("chartText(%q) = %q", in, out)
 		}
 	})
 }
 
-// pairedRow is a time row with a paired estimate ratio and a ±1% interval.
+// pairedRow is a time row with a paired estimate ratio, a ±1% interval
+// at 95% and, in its table, a ±2% one at 99.9%.
 func pairedRow(pkg, name string, status gate.Status, ratio float64) gate.Result {
 	d := ratio - 1
 	return gate.Result{
@@ -72,6 +72,7 @@ func pairedRow(pkg, name string, status gate.Status, ratio float64) gate.Result 
 			Paired: &stats.Paired{N: 10, Ratio: ratio, Low: ratio * 0.99, High: ratio * 1.01, Confidence: 0.95},
 		},
 		Kind: gate.Time, Status: status, Test: gate.TestPaired, Delta: &d,
+		Interval: &gate.Interval{Confidence: 0.999, Estimate: d, Low: ratio*0.98 - 1, High: ratio*1.02 - 1},
 	}
 }
 
@@ -139,7 +140,7 @@ func TestChartHostileNames(t *testing.T) {
 		}
 	}
 	labels, series := chartSeries(t, body)
-	if len(labels) != len(results) || len(series["bar"]) != 2 || len(series["line"]) != 2 {
+	if len(labels) != len(results) || len(series["bar"]) != 9+chartMasks || len(series["line"]) != 1 {
 		t.Fatalf("%d labels, %d bar and %d line series:\n%s", len(labels), len(series["bar"]), len(series["line"]), body)
 	}
 	for _, s := range append(series["bar"], series["line"]...) {
@@ -155,7 +156,7 @@ func TestChartHostileNames(t *testing.T) {
 		}
 		seen[l] = true
 	}
-	if want := `"a__ --_ B_x +10.0%"`; !strings.Contains(body, want) {
+	if want := `"a__ --_ B_x +10.00%"`; !strings.Contains(body, want) {
 		t.Errorf("chart lacks the sanitized label %s:\n%s", want, body)
 	}
 }
@@ -163,7 +164,8 @@ func TestChartHostileNames(t *testing.T) {
 func TestChartRowsAndOrder(t *testing.T) {
 	var results []gate.Result
 	// 12 unchanged rows with growing changes, 5 regressions, 3
-	// improvements, a failed row and a row without an interval.
+	// improvements, a failed row (not drawn) and a row without an
+	// interval in its table (drawn as its mark).
 	for i := range 12 {
 		results = append(results, pairedRow("p", fmt.Sprintf("Same%02d-8", i), gate.Unchanged, 1+0.001*float64(i)))
 	}
@@ -174,25 +176,71 @@ func TestChartRowsAndOrder(t *testing.T) {
 		results = append(results, pairedRow("p", fmt.Sprintf("Fast%d-8", i), gate.Improvement, 0.9-0.05*float64(i)))
 	}
 	failed := pairedRow("p", "Crash-8", gate.Failed, 3)
-	noInterval := pairedRow("p", "Sparse-8", gate.Inconclusive, 4)
-	noInterval.Paired.Low, noInterval.Paired.High = 0, math.Inf(1)
+	noInterval := pairedRow("p", "Sparse-8", gate.Inconclusive, 1.015)
+	noInterval.Interval = nil
 	results = append(results, failed, noInterval)
-	body := mermaidBlock(t, Markdown(gate.Verdict{Results: results, Policy: gate.DefaultPolicy()}, Meta{}, Options{}))
+	md := Markdown(gate.Verdict{Results: results, Policy: gate.DefaultPolicy()}, Meta{}, Options{})
+	body := mermaidBlock(t, md)
 	labels, series := chartSeries(t, body)
 	want := []string{
-		"Slow4-8 +14.0%", "Slow3-8 +12.0%", "Slow2-8 +10.0%", "Slow1-8 +8.0%", "Slow0-8 +6.0%",
-		"Fast2-8 -20.0%", "Fast1-8 -15.0%", "Fast0-8 -10.0%",
-		"Same11-8 +1.1%", "Same10-8 +1.0%", "Same09-8 +0.9%", "Same08-8 +0.8%", "Same07-8 +0.7%", "Same06-8 +0.6%", "Same05-8 +0.5%",
+		"Slow4-8 +14.00%", "Slow3-8 +12.00%", "Slow2-8 +10.00%", "Slow1-8 +8.00%", "Slow0-8 +6.00%",
+		"Fast2-8 -20.00%", "Fast1-8 -15.00%", "Fast0-8 -10.00%",
+		"Sparse-8 +1.50%", "Same11-8 +1.10%", "Same10-8 +1.00%", "Same09-8 +0.90%", "Same08-8 +0.80%", "Same07-8 +0.70%", "Same06-8 +0.60%",
 	}
 	if strings.Join(labels, "|") != strings.Join(want, "|") {
 		t.Errorf("labels\n got  %q\n want %q", labels, want)
 	}
-	slower, faster, low, high := series["bar"][0], series["bar"][1], series["line"][0], series["line"][1]
-	if slower[0] != 14 || faster[0] != 0 || slower[5] != 0 || faster[5] != 20 || low[5] != 19.2 || high[5] != 20.8 {
-		t.Errorf("Slow4 %v/%v, Fast2 %v/%v, Fast2 interval [%v, %v]", slower[0], faster[0], slower[5], faster[5], low[5], high[5])
-	}
-	if !strings.Contains(body, `y-axis "change (%)" 0 --> 25.0`) {
+	// The axis goes through 0 to nice values beyond the intervals (the
+	// table's: ±2%): Fast2's -21.6%, Slow4's +16.28%.
+	if !strings.Contains(body, `" -25.0 --> 20.0`+"\n") {
 		t.Errorf("y-axis:\n%s", body)
+	}
+	if len(series["bar"]) != 9+chartMasks || len(series["line"]) != 1 {
+		t.Fatalf("%d bar and %d line series:\n%s", len(series["bar"]), len(series["line"]), body)
+	}
+	// What a reader sees along a row's bar: the color of the last series
+	// whose bar (from the axis minimum, -25) reaches a point.
+	colors := []string{"slower", "faster", "other", "mark", "mark", "mark", "slower", "faster", "other"}
+	seen := func(row int, x float64) string {
+		c := "none"
+		for i, s := range series["bar"] {
+			if s[row] >= x {
+				c = "background"
+				if i < len(colors) {
+					c = colors[i]
+				}
+			}
+		}
+		return c
+	}
+	for _, tt := range []struct {
+		row  int
+		want map[float64]string
+	}{
+		// Slow4: +14% in [+11.72, +16.28]; red, marked at +14, nothing beyond.
+		{0, map[float64]string{-24: "background", 0: "background", 11: "background", 12: "slower", 13.5: "slower", 14: "mark", 15: "slower", 16.2: "slower", 17: "none"}},
+		// Fast2: -20% in [-21.6, -18.4]: left of 0, green.
+		{5, map[float64]string{-24: "background", -21.5: "faster", -20: "mark", -19: "faster", -18: "none", 0: "none"}},
+		// Sparse: +1.5%, no interval in its table: the mark alone.
+		{8, map[float64]string{-1: "background", 1.5: "mark", 2: "none"}},
+		// Same11: +1.1% in [-0.92, +3.12]: grey across 0.
+		{9, map[float64]string{-1.5: "background", -0.5: "other", 0: "other", 1.1: "mark", 2: "other", 3.2: "none"}},
+	} {
+		for x, want := range tt.want {
+			if got := seen(tt.row, x); got != want {
+				t.Errorf("%s at %v: %s, want %s", labels[tt.row], x, got, want)
+			}
+		}
+	}
+	for _, v := range series["line"][0] {
+		if v != 0 {
+			t.Errorf("the line is not at 0: %v", series["line"][0])
+			break
+		}
+	}
+	// The caption names the intervals' level, the table's.
+	if !strings.Contains(md, "as in its table's brackets (99.9%)") || !strings.Contains(md, "A row without an interval in its table has the mark alone.") {
+		t.Errorf("caption does not give the table's level:\n%s", md)
 	}
 }
 

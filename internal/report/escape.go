@@ -233,11 +233,11 @@ func codeSpan(s string) string {
 	return fence + s + fence
 }
 
-// mermaidPunct lists the ASCII punctuation that mermaidText keeps: none
+// mermaidPunct lists the ASCII punctuation that chartText keeps: none
 // of it is Mermaid, Markdown or HTML syntax inside a quoted label.
 const mermaidPunct = " /=.,_+-()"
 
-// mermaidText makes an untrusted string (a benchmark or package name) safe
+// chartText makes an untrusted string (a benchmark or package name) safe
 // as a quoted label ("...") in a Mermaid diagram inside a ```mermaid
 // fence, and shortens it to at most n runes ("…" marks the cut). Only
 // letters, digits and the characters of mermaidPunct are kept; every
@@ -247,7 +247,7 @@ const mermaidPunct = " /=.,_+-()"
 // codes such as #quot;), "<", ">", "&", braces, colons, line breaks, and
 // control, format (bidi) and invalid characters. The result has no
 // newline and no backtick, so it cannot close the fence.
-func mermaidText(s string, n int) string {
+func chartText(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
 		if r < utf8.RuneSelf {
 			if ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') || strings.ContainsRune(mermaidPunct, r) {
@@ -263,12 +263,20 @@ func mermaidText(s string, n int) string {
 	return truncate(s, n)
 }
 
-// neutral makes untrusted text inert on a terminal and inside a Markdown
-// code span: line breaks and tabs become spaces; other control
-// characters (the escape of ANSI sequences among them) and invisible ones
-// (see [Invisible]) are shown by their code point, "<U+001B>",
-// "<U+202E>"; invalid UTF-8 becomes U+FFFD. Everything else is kept.
+// neutral makes untrusted text inert on a terminal, inside a Markdown
+// code span and in a GitHub Actions log: line breaks and tabs become
+// spaces; other control characters (the escape of ANSI sequences among
+// them) and invisible ones (see [Invisible]) are shown by their code
+// point, "<U+001B>", "<U+202E>"; invalid UTF-8 becomes U+FFFD; the two
+// ways the runner reads a workflow command from a line are broken: "##["
+// anywhere becomes "# #[", and "::" at the start (the text may start a
+// line) ": :". Everything else is kept.
 func neutral(s string) string {
+	return breakCommands(visibleControls(s))
+}
+
+// visibleControls is neutral without breakCommands.
+func visibleControls(s string) string {
 	clean := true
 	for _, r := range s {
 		if r == utf8.RuneError || r < 0x20 || (r >= 0x7f && r < 0xa0) || r == '\u2028' || r == '\u2029' || Invisible(r) {
@@ -291,4 +299,19 @@ func neutral(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// Inert is untrusted text made safe to print on one line of a terminal or
+// a GitHub Actions log, as the text report prints it (see neutral): no
+// control character, no workflow command.
+func Inert(s string) string { return neutral(s) }
+
+// breakCommands breaks "##[" everywhere and a leading "::" (after any
+// white space, which the runner trims).
+func breakCommands(s string) string {
+	if strings.HasPrefix(strings.TrimLeftFunc(s, unicode.IsSpace), "::") {
+		i := strings.Index(s, "::")
+		s = s[:i] + ": :" + s[i+2:]
+	}
+	return strings.ReplaceAll(s, "##[", "# #[")
 }

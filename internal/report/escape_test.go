@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/github/githubtest"
 	"github.com/benchgate/benchgate/internal/stats"
 )
 
@@ -341,4 +342,45 @@ func TestReportsShowInvisible(t *testing.T) {
 	if len(doc.Benchmarks) != 1 || doc.Benchmarks[0].Name != name || doc.Benchmarks[0].Package != "example.com/www.example.com" {
 		t.Errorf("JSON does not keep the exact name: %+v", doc.Benchmarks)
 	}
+}
+
+// Untrusted text printed as text is inert in a GitHub Actions log too
+// (round 3's L7: a commit subject "##[error]x" printed by bisect in a run:
+// step was a workflow command; the runner reads "##[" anywhere in a line
+// and "::" at its start), and shows no control character.
+func TestInert(t *testing.T) {
+	for in, want := range map[string]string{
+		"fix ##[error]x":                         "fix # #[error]x",
+		"###[x] ####[y]":                         "## #[x] ### #[y]",
+		"::set-output name=v::pass":              ": :set-output name=v::pass",
+		"  ::add-mask::x":                        "  : :add-mask::x",
+		"\n::error::x":                           " : :error::x",
+		"a ::b":                                  "a ::b",
+		"\x1b]0;pwned\x07\x1b[31mred ##[error]x": "<U+001B>]0;pwned<U+0007><U+001B>[31mred # #[error]x",
+		"plain":                                  "plain",
+	} {
+		got := Inert(in)
+		if got != want {
+			t.Errorf("Inert(%q) = %q, want %q", in, got, want)
+		}
+		if cmds := githubtest.RunnerCommands(got); strings.Contains(got, "##[") || len(cmds) > 0 || strings.ContainsAny(got, "\x1b\x07\n\r") {
+			t.Errorf("Inert(%q) = %q: still a command or a control character", in, got)
+		}
+	}
+}
+
+// FuzzInert: any text printed inert holds no workflow command the runner
+// would run, no control character, and is valid UTF-8.
+func FuzzInert(f *testing.F) {
+	f.Add("\x1b]0;pwned\x07\x1b[31mred ##[error]x")
+	f.Add("\u2003::add-mask::x")
+	f.Fuzz(func(t *testing.T, in string) {
+		got := Inert(in)
+		if cmds := githubtest.RunnerCommands(got); len(cmds) > 0 {
+			t.Fatalf("Inert(%q) = %q: the runner would run %v", in, got, cmds)
+		}
+		if strings.IndexFunc(got, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 || !utf8.ValidString(got) {
+			t.Fatalf("Inert(%q) = %q: a control character or invalid UTF-8", in, got)
+		}
+	})
 }

@@ -161,6 +161,6 @@ func instructionsLegend(p gate.Policy) Paragraph {
 	return Paragraph{Spans: []Span{
 		strong("instructions/op"), txt(" rows count the CPU instructions of one iteration of the benchmark loop under Valgrind's callgrind (GOMAXPROCS 1, garbage collector off), a few repeats per side; "),
 		txt("base and head show the median with the largest deviation of a repeat from it. A change of at least "), numSpan(fmtNum(100*p.InstructionThreshold) + "%"),
-		txt(" whose repeats' ranges do not overlap is a regression or an improvement. Instructions do not see cache misses, memory bandwidth, system calls and waiting, or garbage collection (off in this lane): time/op does."),
+		txt(" whose repeats' ranges do not overlap is a regression or an improvement. Instructions do not see cache misses, memory bandwidth, system calls and waiting, or garbage collection (off while counting): time/op does."),
 	}}
 }

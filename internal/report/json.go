@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
@@ -19,6 +20,9 @@ import (
 func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	doc := jsonDoc{
 		Verdict:   "fail",
+		Headline:  strings.TrimSpace(Plain(headline(v, m))),
+		Counts:    tallyOf(v).String(),
+		Blind:     len(v.Blind()),
 		Tool:      m.Tool,
 		Base:      jsonRev{Ref: m.BaseRef, SHA: m.BaseSHA},
 		Head:      jsonRev{Ref: m.HeadRef, SHA: m.HeadSHA},
@@ -108,6 +112,9 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 
 type jsonDoc struct {
 	Verdict      string          `json:"verdict"`
+	Headline     string          `json:"headline"`
+	Counts       string          `json:"counts"`
+	Blind        int             `json:"blind"`
 	Tool         string          `json:"tool"`
 	Base         jsonRev         `json:"base"`
 	Head         jsonRev         `json:"head"`
@@ -146,6 +153,7 @@ func jsonBenchmarkOf(r gate.Result) jsonBenchmark {
 		Reason:    jsonReasonOf(r.Reason, Plain(reasonSpans(r))),
 		Warnings:  []string{},
 		TooNoisy:  r.TooNoisy,
+		NotRerun:  r.NotRerun,
 		Suspect:   []jsonSuspicion{},
 	}
 	if r.Test != "" {
@@ -256,6 +264,7 @@ type jsonBenchmark struct {
 	MDE          *float64          `json:"mde"`
 	Interval     *jsonInterval     `json:"interval"`
 	TooNoisy     bool              `json:"too_noisy"`
+	NotRerun     int               `json:"not_rerun,omitempty"`
 	Status       string            `json:"status"`
 	Gated        bool              `json:"gated"`
 	Reason       jsonReason        `json:"reason"`
@@ -535,4 +544,11 @@ func jsonWarningOf(w gate.Warning, scaling []gate.Scaling) jsonWarning {
 		j.Benchmarks = append(j.Benchmarks, jsonBench{Package: b.Package, Name: b.Name})
 	}
 	return j
+}
+
+func summaryWarnings(s *stats.Summary) []string {
+	if s == nil {
+		return nil
+	}
+	return s.Warnings
 }

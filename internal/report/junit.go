@@ -96,7 +96,7 @@ func JUnit(v gate.Verdict, m Meta, locate Locator) ([]byte, error) {
 		// A verdict that fails on something above did not name: the
 		// widget must not show it green.
 		suite("benchgate").add(junitCase{Class: "benchgate", Name: "verdict",
-			Failure: &junitResult{Type: "verdict", Message: Visible(Plain(headline(v)))}})
+			Failure: &junitResult{Type: "verdict", Message: Visible(strings.TrimSpace(Plain(headline(v, m))))}})
 	}
 	for _, name := range order {
 		s := suites[name]

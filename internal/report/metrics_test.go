@@ -91,7 +91,7 @@ func TestRateAmountRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := gate.Judge(stats.CompareAlpha(set, 0.95, 0.01), nil, gate.DefaultPolicy())
-	words := "the bytes per op went 4.000Ki → 3.199Ki in every run (SetBytes): -20.0% ≤ -4.76% (higher is better); time/op is judged on its own row"
+	words := "the bytes per op went 4.000Ki → 3.199Ki in every run (SetBytes): -20.02% ≤ -4.76% (higher is better); time/op is judged on its own row"
 	text := Text(v, Meta{}, TextOptions{})
 	for _, want := range []string{"-20.02% exact", words} {
 		if !strings.Contains(text, want) {

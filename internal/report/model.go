@@ -1,5 +1,7 @@
 package report
 
+import "github.com/benchgate/benchgate/internal/gate"
+
 // A Document is a report built once from facts ([Build],
 // [BuildCalibration]) and written by [WriteText] for terminals and by
 // [WriteMarkdown] for GitHub. It holds no Markdown and no escapes: every
@@ -118,11 +120,12 @@ type Chart struct {
 	Total int
 }
 
-// A Bar is one row of a chart: a label (untrusted) and a change with its
-// interval, each as head/base − 1.
+// A Bar is one row of a chart: a label (untrusted), the row's status and
+// its change with its interval at level Confidence, each as head/base − 1.
 type Bar struct {
-	Label             string
-	Change, Low, High float64
+	Label                         string
+	Status                        gate.Status
+	Change, Low, High, Confidence float64
 }
 
 func (Paragraph) items() int        { return 0 }

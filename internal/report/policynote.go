@@ -24,6 +24,14 @@ func PolicyNoteText(n policy.Note) string {
 			action = "an unknown action"
 		}
 		s = fmt.Sprintf("not accepted: the label %s is on the pull request, but this run (%s) cannot tell whether it was added for commit %s; a maintainer accepts this commit's regressions by adding the label again", n.Label, action, n.Commit)
+	case policy.LabelByAuthor:
+		return fmt.Sprintf("not accepted: the label %s was added by @%s, the pull request's author; it accepts a maintainer's word, not the author's", n.Label, n.Sender)
+	case policy.LabelByBot:
+		return fmt.Sprintf("not accepted: the label %s was added by @%s, a bot the policy file does not trust (trusted-bots in .benchgate.yml); a maintainer accepts this commit's regressions by adding the label", n.Label, n.Sender)
+	case policy.LabelNoWrite:
+		return fmt.Sprintf("not accepted: @%s, who added the label %s, has %s access to the repository, not write; a maintainer with write access accepts this commit's regressions by adding the label", n.Sender, n.Label, n.Access)
+	case policy.LabelUnverified:
+		return fmt.Sprintf("not accepted: whether @%s, who added the label %s, has write access could not be read: %s", n.Sender, n.Label, n.Err)
 	default:
 		return string(n.Code)
 	}
@@ -64,4 +72,6 @@ type jsonPolicyNote struct {
 	Error  string `json:"error"`
 	By     string `json:"by"`
 	At     string `json:"at"`
+	Sender string `json:"sender"`
+	Access string `json:"access"`
 }

@@ -315,7 +315,7 @@ func TestFixtureVerdict(t *testing.T) {
 			}
 		}
 	}
-	if v.MinCount != 12 || v.Family != 14 || !strings.HasPrefix(Inconclusive(v), "time/op could not be judged for 1 benchmark") {
+	if v.MinCount != 12 || v.Family != 14 || !strings.HasPrefix(Inconclusive(v), "time/op not judged for 1 benchmark") {
 		t.Errorf("MinCount %d, Family %d, Inconclusive %q", v.MinCount, v.Family, Inconclusive(v))
 	}
 }
@@ -471,11 +471,11 @@ func TestAllocationCells(t *testing.T) {
 		unit                    string
 		wantBase, wantHead, dlt string
 	}{
-		{"one more", rep(2, 3), rep(3, 3), "allocs/op", "2", "3", "+1 exact"},
-		{"0 → N", rep(0, 3), rep(5, 3), "allocs/op", "0", "5", "+5 exact"},
-		{"N → 0", rep(5, 3), rep(0, 3), "allocs/op", "5", "0", "-5 exact"},
-		{"same", rep(4, 3), rep(4, 3), "allocs/op", "4", "4", "0 exact"},
-		{"bytes", rep(296120, 3), rep(296121, 3), "B/op", "296120", "296121", "+1 exact"},
+		{"one more", rep(2, 3), rep(3, 3), "allocs/op", "2", "3", "+1 (+50.00%)"},
+		{"0 → N", rep(0, 3), rep(5, 3), "allocs/op", "0", "5", "+5 (from 0)"},
+		{"N → 0", rep(5, 3), rep(0, 3), "allocs/op", "5", "0", "-5 (-100.00%)"},
+		{"same", rep(4, 3), rep(4, 3), "allocs/op", "4", "4", "0"},
+		{"bytes", rep(296120, 3), rep(296121, 3), "B/op", "296120", "296121", "+1 (+0.00%)"},
 		{"varying head", rep(7, 3), []float64{7, 8, 7}, "allocs/op", "7", "7–8", "—"},
 	}
 	for _, tt := range tests {
@@ -504,7 +504,7 @@ func TestTimeCells(t *testing.T) {
 	c.Paired = &stats.Paired{N: 12, Ratio: 1.052, Low: 1.041, High: 1.063, P: pp}
 	r := gate.Result{Comparison: c, Kind: gate.Time, Test: gate.TestPaired, Delta: &pd, P: &pp, PAdjusted: &adj, Noise: &noise, MDE: &mde, TooNoisy: true,
 		Interval: &gate.Interval{Confidence: 0.999, Estimate: 0.052, Low: 0.041, High: 0.063}}
-	want = [7]string{"1.234µ", "1.300µ", "+5.20% [+4.1, +6.3]", "<0.001 (0.004)", "⚠ 1.2% / 7.1%", "+5.35% p=0.002", "12"}
+	want = [7]string{"1.234µ", "1.300µ", "+5.20% [+4.1, +6.3]", "0.004 (raw <0.001)", "⚠ 1.2% / 7.1%", "+5.35% p=0.002", "12"}
 	if got := plainCells(r); got != want {
 		t.Errorf("paired cells = %q, want %q", got, want)
 	}
@@ -578,11 +578,11 @@ func TestMarkdownFitsGitHubLimit(t *testing.T) {
 			t.Errorf("regression %s missing", name)
 		}
 	}
-	if !strings.HasPrefix(md, "<!-- benchgate -->\n### ❌ benchgate: fail — 3 regressions block this PR: `Benchmark0017/case=17-8` time +20.0%; ") ||
-		!strings.Contains(md, "\n\n3 regressions, 4997 unchanged\n") {
+	if !strings.HasPrefix(md, "<!-- benchgate -->\n### ❌ benchgate: fail — 3 benchmarks block this change: `Benchmark0017/case=17-8` time +20.00%; ") ||
+		!strings.Contains(md, "\n\n5000 benchmarks compared in 5000 rows: 3 regressions, 4997 unchanged\n") {
 		t.Errorf("header:\n%s", md[:200])
 	}
-	if !strings.Contains(md, "not shown are ") || !strings.Contains(md, "of 4997 other results, the chart of the largest changes. [Full report](https://example.com/run/1).") {
+	if !strings.Contains(md, "not shown are ") || !strings.Contains(md, "of 4997 other rows, the chart of the largest changes. [Full report](https://example.com/run/1).") {
 		t.Errorf("no cut note saying what was cut")
 	}
 	if !strings.Contains(md, "- Reproduce the numbers: `benchgate compare base.txt head.txt`; benchstat's (base, head, benchstat): `benchstat -ignore round base.txt head.txt`\n") {
@@ -844,26 +844,37 @@ func TestJSONPairedFields(t *testing.T) {
 	}
 }
 
-func TestMarkdownSuspectLinesAreCapped(t *testing.T) {
+// TestOneWarningPerProblem: 30 benchmarks optimized away are one
+// warning that names them; what each does is under its own row, once;
+// benchstat's own messages on sample sizes are nowhere.
+func TestOneWarningPerProblem(t *testing.T) {
 	var cmps []stats.Comparison
 	for i := range 30 {
 		k := stats.Key{Package: "p", Name: fmt.Sprintf("Empty%02d-8", i), Unit: "sec/op"}
-		obs := obsOf(rep(0.25e-9, 10))
+		obs := obsOf(rep(0.25e-9, 4))
 		for i := range obs {
 			obs[i].Iters = 1e9 // long enough runs: one suspicion per row
 		}
 		cmps = append(cmps, stats.CompareAlpha(&stats.Set{Keys: []stats.Key{k}, Base: map[stats.Key][]stats.Obs{k: obs}, Head: map[stats.Key][]stats.Obs{k: obs}}, 0.95, 0.05)...)
 	}
 	v := gate.Judge(cmps, nil, gate.DefaultPolicy())
+	if len(cmps[0].Warnings) == 0 && len(cmps[0].Base.Warnings) == 0 {
+		t.Fatal("the fixture has no benchstat message to leave out")
+	}
 	md := Markdown(v, Meta{}, Options{})
-	if n := strings.Count(md, ": 0.25 ns/op (no allocation figures) on base and head"); n != maxSuspectLines {
-		t.Errorf("%d suspicion lines, want %d", n, maxSuspectLines)
+	if n := strings.Count(md, "0.25 ns/op (no allocation figures) on base and head"); n != 30 {
+		t.Errorf("%d suspicion lines, want 30, one under each row", n)
 	}
-	if !strings.Contains(md, "- … and 10 more suspicions (every one is in the JSON report)\n") {
-		t.Errorf("no line for the rest:\n%s", md)
+	if n := strings.Count(md, "almost certainly optimized away (no sink)"); n != 1 {
+		t.Errorf("%d warnings that the benchmarks are optimized away, want 1:\n%s", n, md)
 	}
-	if !strings.Contains(md, "30 benchmarks run under 1 ns/op with 0 allocs/op: almost certainly optimized away (no sink): `Empty00-8`, `Empty01-8`, `Empty02-8`, `Empty03-8`, `Empty04-8` and 25 more") {
+	if !strings.Contains(md, "- 30 benchmarks run under 1 ns/op with 0 allocs/op: almost certainly optimized away (no sink): `Empty00-8`, `Empty01-8`, `Empty02-8`, `Empty03-8`, `Empty04-8` and 25 more\n") {
 		t.Errorf("no summary warning:\n%s", md)
+	}
+	for _, leak := range []string{"need >=", "samples for confidence", "to detect a difference"} {
+		if strings.Contains(md, leak) {
+			t.Errorf("benchstat's message %q reaches the report", leak)
+		}
 	}
 }
 

@@ -70,7 +70,7 @@ func runItems(r pipeline.Facts) [][]Span {
 	}
 	if c := r.Cancelled; c != nil {
 		if c.Confirmation {
-			add("cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed")
+			add("cancelled during the re-run: the first rounds' verdict stands, its regressions not confirmed")
 		} else {
 			add(fmt.Sprintf("cancelled after %d of %d rounds: this report is partial", c.Rounds, c.Of))
 		}
@@ -84,9 +84,20 @@ func runItems(r pipeline.Facts) [][]Span {
 	if t := r.Timing; t != nil {
 		add(timingText(*t))
 	}
+	if b := r.Budget; b != nil {
+		add(fmt.Sprintf("budget from the ledger's recorded noise: %s screened in fewer rounds than --count %d, %d in more, as many rounds in all or fewer", english.Plural(b.Fewer, "benchmark", "benchmarks"), b.Count, b.More))
+		for _, u := range b.CannotSee {
+			out = append(out, []Span{txt("cannot see "), numSpan(absPct1(u.Threshold)), txt(" here: "), prose(u.Name),
+				txt(" (recorded noise "), numSpan(absPct1(u.Noise)), txt(" per round: changes under "), numSpan(absPct1(u.MDE)), txt(" cannot be seen even with the most rounds it can get)")})
+		}
+	}
 	if c := r.Confirmation; c != nil {
-		add(fmt.Sprintf("confirmation: %d promising time row(s) (raw p < %g, a change of at least half the threshold) re-run for up to %d fresh rounds (each as many as its noise needs) and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
-			c.Rows, c.PromisingP, c.Rounds))
+		line := fmt.Sprintf("re-run: %s that looked like a change in the first rounds (raw p < %g and at least half the threshold) got up to %d fresh rounds (each as many as its noise needs) and %s decided on all %s rounds (raw files confirm-base.txt, confirm-head.txt)",
+			english.Plural(c.Rows, "time row", "time rows"), c.PromisingP, c.Rounds, plural(c.Rows, "was", "were"), plural(c.Rows, "its", "their"))
+		if c.TooNoisy > 0 {
+			line += fmt.Sprintf("; %s too noisy to confirm, not re-run", english.Plural(c.TooNoisy, "time row", "time rows"))
+		}
+		add(line)
 	}
 	if len(r.Merged) > 0 {
 		add(mergedText(r.Merged))
@@ -240,7 +251,7 @@ func examples(items []string) string {
 func explainedText(e pipeline.Explained) []string {
 	var out []string
 	if e.Instructions > 0 {
-		s := "explain: " + english.Plural(e.Instructions, "instructions/op change", "instructions/op changes") + " from the instruction lane's per-function counts"
+		s := "explain: " + english.Plural(e.Instructions, "instructions/op change", "instructions/op changes") + " from the per-function instruction counts"
 		if e.Kept != "" {
 			s += "; counts kept in " + e.Kept + " as pprof profiles"
 		}
@@ -274,7 +285,7 @@ func adaptiveText(a pipeline.Adaptive) string {
 	if a.Stopped > 0 {
 		return fmt.Sprintf("adaptive: stopped in round %d", a.Stopped)
 	}
-	s := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, looks after rounds %v; ", a.MaxTime, a.Rounds, a.MaxRounds, a.Elapsed.Round(time.Second), a.Looks)
+	s := fmt.Sprintf("adaptive (--max-time %s): %d of up to %d rounds in %s, checks after rounds %v; ", a.MaxTime, a.Rounds, a.MaxRounds, a.Elapsed.Round(time.Second), a.Looks)
 	var parts []string
 	for _, d := range a.Decided {
 		parts = append(parts, fmt.Sprintf("%d after round %d", d.Count, d.Round))
@@ -291,7 +302,7 @@ func adaptiveText(a pipeline.Adaptive) string {
 }
 
 func laneText(l pipeline.Lane) string {
-	what := "the builds, calibration and time lane before it"
+	what := "the builds, calibration and timed rounds before it"
 	if l.Only {
 		what = "the builds and calibration before it"
 	}
@@ -300,7 +311,7 @@ func laneText(l pipeline.Lane) string {
 	if res.Benchmarks > 0 {
 		per = fmt.Sprintf(", %s per benchmark", (res.Elapsed / time.Duration(res.Benchmarks)).Round(100*time.Millisecond))
 	}
-	s := fmt.Sprintf("instruction lane: %d benchmarks counted under valgrind (callgrind), %d runs per side each: %d processes, %s%s (%s: %s)",
+	s := fmt.Sprintf("instruction counts: %d benchmarks counted under valgrind (callgrind), %d runs per side each: %d processes, %s%s (%s: %s)",
 		res.Benchmarks, l.Repeats, res.Processes, res.Elapsed.Round(100*time.Millisecond), per, what, l.Before.Round(100*time.Millisecond))
 	if n := len(res.Failures); n > 0 {
 		s += fmt.Sprintf("; %d unavailable", n)
@@ -334,7 +345,7 @@ func timingText(pt pipeline.Timing) string {
 	for _, st := range []struct {
 		name string
 		d    time.Duration
-	}{{"calibrating", t.Calibrate}, {"warm-up", t.Warmup}, {"the screen's rounds", t.Screen}, {"the confirmation's", t.Confirm}, {"the explanation", t.Explain}} {
+	}{{"calibrating", t.Calibrate}, {"warm-up", t.Warmup}, {"the first rounds", t.Screen}, {"the re-run", t.Confirm}, {"the explanation", t.Explain}} {
 		if st.d > 0 {
 			stages += ", " + st.name + " " + ms(st.d)
 		}
@@ -362,6 +373,7 @@ type jsonRun struct {
 	Skipped      []string             `json:"skipped"`
 	Timing       *jsonTiming          `json:"timing,omitempty"`
 	Confirmation *jsonRunConfirmation `json:"confirmation,omitempty"`
+	Budget       *jsonBudget          `json:"budget,omitempty"`
 	Explain      *jsonExplained       `json:"explain,omitempty"`
 	Merged       []jsonMergedShard    `json:"merged"`
 }
@@ -439,6 +451,22 @@ type jsonRunConfirmation struct {
 	Rows       int     `json:"rows"`
 	Rounds     int     `json:"rounds"`
 	PromisingP float64 `json:"promising_p"`
+	TooNoisy   int     `json:"too_noisy"`
+}
+
+type jsonBudget struct {
+	Count     int          `json:"count"`
+	Fewer     int          `json:"fewer"`
+	More      int          `json:"more"`
+	CannotSee []jsonUnseen `json:"cannot_see"`
+}
+
+type jsonUnseen struct {
+	Package   string  `json:"package"`
+	Name      string  `json:"name"`
+	Noise     float64 `json:"noise"`
+	MDE       float64 `json:"mde"`
+	Threshold float64 `json:"threshold"`
 }
 
 type jsonExplained struct {
@@ -472,7 +500,7 @@ func runJSON(r pipeline.Facts) *jsonRun {
 		j.Merged = append(j.Merged, jsonMergedShard{m.Shard.String(), len(m.Assigned), m.Complete})
 	}
 	for _, n := range r.Policy {
-		j.Policy = append(j.Policy, jsonPolicyNote{string(n.Code), n.Commit, n.File, n.Label, string(n.Off), n.Action, n.Err, n.By, n.At})
+		j.Policy = append(j.Policy, jsonPolicyNote{string(n.Code), n.Commit, n.File, n.Label, string(n.Off), n.Action, n.Err, n.By, n.At, n.Sender, n.Access})
 	}
 	for _, u := range r.Unclosed {
 		j.Unclosed = append(j.Unclosed, jsonNamed{u.Path, u.Reason})
@@ -508,7 +536,13 @@ func runJSON(r pipeline.Facts) *jsonRun {
 			sec(t.Calibrate), sec(t.Warmup), sec(t.Screen), sec(t.Confirm), sec(t.Explain), sec(t.Work)}
 	}
 	if c := r.Confirmation; c != nil {
-		j.Confirmation = &jsonRunConfirmation{c.Rows, c.Rounds, c.PromisingP}
+		j.Confirmation = &jsonRunConfirmation{c.Rows, c.Rounds, c.PromisingP, c.TooNoisy}
+	}
+	if b := r.Budget; b != nil {
+		j.Budget = &jsonBudget{Count: b.Count, Fewer: b.Fewer, More: b.More, CannotSee: []jsonUnseen{}}
+		for _, u := range b.CannotSee {
+			j.Budget.CannotSee = append(j.Budget.CannotSee, jsonUnseen{u.Package, u.Name, u.Noise, u.MDE, u.Threshold})
+		}
 	}
 	if e := r.Explain; e != nil {
 		j.Explain = &jsonExplained{e.Instructions, e.Profiled, e.Allocs, e.CPU, sec(e.Elapsed), e.Kept, e.Cancelled, e.Skipped, e.Merged, []jsonExplainProblem{}}

@@ -30,26 +30,26 @@ func TestRunLines(t *testing.T) {
 		Confirmation: &pipeline.Confirmation{Rows: 2, Rounds: 10, PromisingP: 0.2},
 	}
 	want := []string{
-		"adaptive (--max-time 1m0s): 6 of up to 20 rounds in 42s, looks after rounds [3 6 20]; benchmarks decided early: 2 after round 3, 1 after round 6; 1 undecided when the budget ran out",
-		"instruction lane: 2 benchmarks counted under valgrind (callgrind), 3 runs per side each: 12 processes, 4s, 2s per benchmark (the builds and calibration before it: 10s); 1 unavailable",
+		"adaptive (--max-time 1m0s): 6 of up to 20 rounds in 42s, checks after rounds [3 6 20]; benchmarks decided early: 2 after round 3, 1 after round 6; 1 undecided when the budget ran out",
+		"instruction counts: 2 benchmarks counted under valgrind (callgrind), 3 runs per side each: 12 processes, 4s, 2s per benchmark (the builds and calibration before it: 10s); 1 unavailable",
 		"cancelled after 3 of 10 rounds: this report is partial",
 		"shard 2/4: 3 of 11 benchmarks; the verdict comes from benchgate merge",
 		"skipped example.com/m/a: no benchmarks match --bench",
-		"time: 10s in all: building 2s, calibrating 500ms, warm-up 300ms, the screen's rounds 4s, the confirmation's 1.5s; 40 benchmark processes 7s (counted runs 5s, of which timed work 3s), benchgate itself 1s (10.0%)",
-		"confirmation: 2 promising time row(s) (raw p < 0.2, a change of at least half the threshold) re-run for up to 10 fresh rounds (each as many as its noise needs) and decided on their screen's and fresh rounds pooled (raw files confirm-base.txt, confirm-head.txt)",
+		"time: 10s in all: building 2s, calibrating 500ms, warm-up 300ms, the first rounds 4s, the re-run 1.5s; 40 benchmark processes 7s (counted runs 5s, of which timed work 3s), benchgate itself 1s (10.0%)",
+		"re-run: 2 time rows that looked like a change in the first rounds (raw p < 0.2 and at least half the threshold) got up to 10 fresh rounds (each as many as its noise needs) and were decided on all their rounds (raw files confirm-base.txt, confirm-head.txt)",
 	}
 	if diff := cmp.Diff(want, runLines(r)); diff != "" {
 		t.Errorf("Lines (-want +got):\n%s", diff)
 	}
 	if got := runLines(pipeline.Facts{Adaptive: &pipeline.Adaptive{Stopped: 4}, Cancelled: &pipeline.Cancelled{Confirmation: true}}); !cmp.Equal(got, []string{
 		"adaptive: stopped in round 4",
-		"cancelled during the confirmation re-run: the screen's verdict stands, regressions unconfirmed",
+		"cancelled during the re-run: the first rounds' verdict stands, its regressions not confirmed",
 	}) {
 		t.Errorf("stopped and cancelled confirmation: %q", got)
 	}
 	ex := pipeline.Facts{Explain: &pipeline.Explained{Instructions: 1, Kept: "out/explain", Profiled: 2, Allocs: 1, CPU: 2, Elapsed: 3 * time.Second, AllocsTime: time.Second, CPUTime: 2 * time.Second, Skipped: 3, Max: 10, Merged: 1}}
 	if diff := cmp.Diff([]string{
-		"explain: 1 instructions/op change from the instruction lane's per-function counts; counts kept in out/explain as pprof profiles",
+		"explain: 1 instructions/op change from the per-function instruction counts; counts kept in out/explain as pprof profiles",
 		"explain: profiled 2 changed benchmarks after the verdict in 3s (allocations of 1 in 1s, CPU of 2 in 2s); profiles and test binaries kept in out/explain",
 		"explain: 3 more changed benchmarks not profiled (at most 10 per run)",
 		"explain: 1 explanation from the shards' profiling passes (each shard's --out directory keeps its profiles and the go tool pprof commands)",

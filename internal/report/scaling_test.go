@@ -109,7 +109,6 @@ func TestScalingGolden(t *testing.T) {
 		t.Errorf("no scaling row for the hostile name:\n%s", md)
 	}
 	for _, want := range []string{
-		"2 benchmarks scaling worse",
 		"#### CPU scaling: speed-up vs cpu 1 (4 benchmarks, 2 worse)\n",
 		"|  | benchmark | cpu 1 | cpu 2 | cpu 4 | cpu 8 |\n|:--|:--|--:|--:|--:|--:|\n",
 		"| ⚠️ | `Encode/size=64` | 1× | 1.90× → 1.80× | 3.60× → 2.50× | 6.50× → 2.60× |\n", "\n⚠️ scaling got worse (",

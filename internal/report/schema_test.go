@@ -25,6 +25,8 @@ var schemaTypes = map[string]any{
 	"shard part":            jsonShardPart{},
 	"timing":                jsonTiming{},
 	"run confirmation":      jsonRunConfirmation{},
+	"budget":                jsonBudget{},
+	"unseen":                jsonUnseen{},
 	"explained":             jsonExplained{},
 	"explain problem":       jsonExplainProblem{},
 	"policy note":           jsonPolicyNote{},

@@ -53,24 +53,29 @@ var sparkBlocks = []rune("▁▂▃▄▅▆▇█")
 
 // Sparkline draws levels as block characters, lowest to highest, over
 // their range or scale if that is larger (centred on the levels' range);
-// a flat series is a row of middle blocks.
+// a flat series is a row of middle blocks. Any levels draw: a value that
+// is not finite, or a range too wide for float64, is a middle block.
 func Sparkline(levels []float64, scale float64) string {
 	if len(levels) == 0 {
 		return ""
 	}
-	lo, hi := levels[0], levels[0]
+	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range levels {
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
 	}
 	if hi > lo && hi-lo < scale {
-		mid := (hi + lo) / 2
+		mid := lo/2 + hi/2
 		lo, hi = mid-scale/2, mid+scale/2
 	}
+	top := len(sparkBlocks) - 1
 	out := make([]rune, len(levels))
 	for i, v := range levels {
-		k := 3
-		if hi > lo {
-			k = int(math.Round((v - lo) / (hi - lo) * float64(len(sparkBlocks)-1)))
+		k := top / 2
+		// Halved, the differences of any two finite float64s are finite.
+		if f := (v/2 - lo/2) / (hi/2 - lo/2); hi > lo && !math.IsNaN(f) && !math.IsInf(f, 0) {
+			k = min(top, max(0, int(math.Round(f*float64(top)))))
 		}
 		out[i] = sparkBlocks[k]
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,13 @@ func TestSparkline(t *testing.T) {
 		{[]float64{0.05, -0.02}, 0, "█▁"},
 		// Noise of ±0.1 % at a 5 % scale moves one step at most.
 		{[]float64{0, 0.001, -0.001, 0}, 0.05, "▅▅▄▅"},
+		// Any levels draw (round 3's L2: a level of +Inf indexed the
+		// blocks at int(NaN) and panicked before the comment was written).
+		{[]float64{0.01, math.Inf(1)}, 0.05, "▄▄"},
+		{[]float64{0, math.NaN(), 0.1}, 0.05, "▁▄█"},
+		{[]float64{-math.MaxFloat64, math.MaxFloat64}, 0, "▁█"},
+		{[]float64{math.Inf(-1), math.Inf(1)}, 0.05, "▄▄"},
+		{[]float64{1e304, 0}, math.Inf(1), "▄▄"},
 	} {
 		if got := Sparkline(tc.in, tc.scale); got != tc.want {
 			t.Errorf("Sparkline(%v, %v) = %q, want %q", tc.in, tc.scale, got, tc.want)

@@ -93,6 +93,9 @@ func rowDetail(r gate.Result, w *explain.Why, m Meta) *Detail {
 	if st := statSpans(r); len(st) > 0 {
 		d.Body = append(d.Body, Paragraph{Spans: st})
 	}
+	for _, sp := range r.Suspect {
+		d.Body = append(d.Body, Paragraph{Alert: true, Spans: append([]Span{mark(markWarn, Warn), txt(" ")}, suspicionSpans(sp, r.Unit)...)})
+	}
 	d.Body = append(d.Body, Paragraph{Spans: []Span{strong("Reproduce"), txt(": "), nameSpan(rowCommand(r, m))}})
 	addTrend(d, r, m.trend(r))
 	return d
@@ -124,9 +127,12 @@ func statSpans(r gate.Result) []Span {
 	}
 	item("base ", cellOr(c.spread[0], c.base))
 	item("head ", cellOr(c.spread[1], c.head))
+	if c.paired != "" {
+		item("paired change ", one(c.paired))
+	}
 	item("rounds ", c.n)
-	item("p (adjusted) ", c.p)
-	item("noise / MDE ", c.noise)
+	item("p ", c.p)
+	item("noise / visible ", c.noise)
 	item("benchstat ", c.benchstat)
 	if c.alt != "" {
 		item("other estimators ", one(c.alt))
@@ -267,7 +273,7 @@ func whyCounts(sum *line, d *Detail, w *explain.Why) {
 		unit:   "instructions/op",
 		value:  func(v float64) string { return perOp(math.Round(v)) },
 		none:   "no function's instructions per op changed in the counts",
-		legend: "Instructions per op: flat in the function's own code (not what it calls); share of its side's instructions. From the instruction lane's counts (",
+		legend: "Instructions per op: flat in the function's own code (not what it calls); share of its side's instructions. From the instruction counts (",
 		source: " per side under callgrind, the loop alone): ",
 		caveat: ". Counted, not sampled: the figures are exact; functions that changed by less than half an instruction per op (the runtime's background) are left out.",
 	})

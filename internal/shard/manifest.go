@@ -30,6 +30,10 @@ type Manifest struct {
 	All []string `json:"all"`
 	// Assigned are the IDs of the units this shard measured.
 	Assigned []string `json:"assigned"`
+	// Family is the number of the suite's units on both sides (its time
+	// rows): a shard judges and confirms its rows in the suite's family,
+	// so that the merged verdict decides them as a whole run does.
+	Family int `json:"family,omitempty"`
 	// Complete is set when every assigned unit ran every round: the shard
 	// was neither cancelled nor stopped by an error.
 	Complete bool   `json:"complete"`
@@ -96,6 +100,11 @@ func Read(dir string) (Manifest, error) {
 	if err != nil {
 		return Manifest{}, fmt.Errorf("shard manifest: %w", err)
 	}
+	return Decode(name, b)
+}
+
+// Decode decodes and checks the manifest b; name is its file, for errors.
+func Decode(name string, b []byte) (Manifest, error) {
 	var m Manifest
 	if err := json.Unmarshal(b, &m); err != nil {
 		return Manifest{}, fmt.Errorf("shard manifest %s: %w", name, err)

@@ -74,8 +74,11 @@ type Set struct {
 	// Base and Head map each key to its observations in file order. A key
 	// missing on one side has no entry in that side's map.
 	Base, Head map[Key][]Obs
-	// Units is the unit metadata ("Unit x better=higher" lines) of both
-	// streams.
+	// Units is the unit metadata ("Unit x better=higher" lines) of the
+	// base stream. Head's is not read: a line in head's file alone would
+	// otherwise turn the direction of its own metric (a +30 % p99-sec/op
+	// declared better=higher passes as an improvement); one that base
+	// lacks or contradicts is a warning.
 	Units benchfmt.UnitMetadataMap
 	// Warnings are problems that did not stop loading (non-finite values).
 	Warnings []string
@@ -91,6 +94,20 @@ type Set struct {
 	Looks []int
 }
 
+// The most Load keeps: a suite of thousands of benchmarks, each with a few
+// units over dozens of rounds of several runs, is far within them; past
+// them the streams are refused (a shard's raw file, up to 256 MiB, could
+// otherwise hold a hundred times more, and the comparison's memory grows
+// with each series).
+const (
+	MaxSeries       = 20_000    // keys (benchmark × unit) of both streams
+	MaxObservations = 4_000_000 // values of both streams
+)
+
+// maxSeries and maxObservations are the limits Load applies (tests shrink
+// them).
+var maxSeries, maxObservations = MaxSeries, MaxObservations
+
 // Load reads the base and head streams into a Set. See the package
 // documentation for what is read and which errors are reported.
 func Load(base, head Input) (*Set, error) {
@@ -99,7 +116,8 @@ func Load(base, head Input) (*Set, error) {
 		Head: make(map[Key][]Obs),
 	}
 	seen := make(map[Key]bool)
-	r := new(benchfmt.Reader)
+	obs := 0
+	var units benchfmt.UnitMetadataMap
 	var errs []error
 	for i, side := range []struct {
 		in  Input
@@ -113,6 +131,9 @@ func Load(base, head Input) (*Set, error) {
 			errs = append(errs, fmt.Errorf("%s: no reader", name))
 			continue
 		}
+		// A reader of its own per side: benchfmt's Reset keeps the unit
+		// metadata read so far, which would let head's join base's.
+		r := new(benchfmt.Reader)
 		r.Reset(side.in.R, name)
 		results := 0
 		var looks []int
@@ -141,8 +162,16 @@ func Load(base, head Input) (*Set, error) {
 					}
 					k := Key{Package: rec.GetConfig("pkg"), Name: rec.Name.String(), Unit: v.Unit}
 					if !seen[k] {
+						if len(s.Keys) == maxSeries {
+							file, line := rec.Pos()
+							return nil, fmt.Errorf("%s:%d: more than %d series (benchmark × unit) in the two files: benchgate compares at most that many", file, side.in.line(line), maxSeries)
+						}
 						seen[k] = true
 						s.Keys = append(s.Keys, k)
+					}
+					if obs++; obs > maxObservations {
+						file, line := rec.Pos()
+						return nil, fmt.Errorf("%s:%d: more than %d values in the two files: benchgate compares at most that many", file, side.in.line(line), maxObservations)
 					}
 					side.obs[k] = append(side.obs[k], Obs{Value: v.Value, Round: round, Iters: rec.Iters})
 				}
@@ -150,14 +179,25 @@ func Load(base, head Input) (*Set, error) {
 				e := *rec
 				e.Line = side.in.line(e.Line)
 				errs = append(errs, &e)
+			case *benchfmt.UnitMetadata:
+				// Base's is accumulated by its Reader; head's is refused.
+				if i == 1 {
+					if b := units[rec.UnitMetadataKey]; b == nil || b.Value != rec.Value {
+						file, line := rec.Pos()
+						s.Warnings = append(s.Warnings, fmt.Sprintf("%s:%d: ignoring Unit %s %s=%s: unit metadata is read from the base file only", file, side.in.line(line), rec.OrigUnit, rec.Key, rec.Value))
+					}
+				}
 			default:
-				// Unit metadata is accumulated by the Reader; other
-				// record types may be added to benchfmt in the future.
+				// Other record types may be added to benchfmt in the
+				// future.
 			}
 		}
 		if err := r.Err(); err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		if i == 0 {
+			units = r.Units()
 		}
 		if results == 0 {
 			errs = append(errs, fmt.Errorf("%s: no benchmark results", name))
@@ -171,7 +211,7 @@ func Load(base, head Input) (*Set, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	s.Units = r.Units()
+	s.Units = units
 	return s, nil
 }
 

@@ -358,6 +358,39 @@ func TestBetter(t *testing.T) {
 	}
 }
 
+// Unit metadata comes from base alone: a line in head's file cannot turn
+// its own metric's direction (round 3's L3: a +30 % p99-sec/op declared
+// better=higher in head passed as an improvement). Head's line that base
+// lacks or contradicts is a warning naming it; one that repeats base's
+// (the runner writes the same assume=exact lines on both sides) is not.
+func TestUnitMetadataFromBaseOnly(t *testing.T) {
+	line := "BenchmarkA 10 1 ns/op 5 p99-sec/op 7 widgets\n"
+	s := load(t,
+		"Unit widgets better=higher\n"+line,
+		"Unit widgets better=higher\nUnit p99-sec/op better=higher\n"+line)
+	got := map[string]int{}
+	for _, c := range compare(s, 0.95) {
+		got[c.Unit] = c.Better
+	}
+	if got["p99-sec/op"] != 0 || got["widgets"] != 1 {
+		t.Errorf("Better: p99-sec/op %d (want 0: head's line ignored), widgets %d (want 1: base's line)", got["p99-sec/op"], got["widgets"])
+	}
+	want := []string{"head.txt:2: ignoring Unit p99-sec/op better=higher: unit metadata is read from the base file only"}
+	if diff := cmp.Diff(want, s.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	// Contradicting base is refused the same way.
+	s = load(t, "Unit widgets better=higher\n"+line, "Unit widgets better=lower\n"+line)
+	for _, c := range compare(s, 0.95) {
+		if c.Unit == "widgets" && c.Better != 1 {
+			t.Errorf("widgets Better %d after head's better=lower, want base's 1", c.Better)
+		}
+	}
+	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "better=lower") {
+		t.Errorf("warnings %q, want one about head's better=lower", s.Warnings)
+	}
+}
+
 func TestPairs(t *testing.T) {
 	o := func(v float64, round int) Obs { return Obs{Value: v, Round: round, Iters: 1} }
 	tests := []struct {
@@ -438,5 +471,23 @@ func TestLoadMapsLines(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
+	}
+}
+
+// Load keeps at most maxSeries series and maxObservations values: past
+// them the error names the line (a shard's raw file of 256 MiB could hold
+// a hundred times a large suite's, and the comparison's memory grows with
+// each series).
+func TestLoadLimits(t *testing.T) {
+	oldS, oldO := maxSeries, maxObservations
+	t.Cleanup(func() { maxSeries, maxObservations = oldS, oldO })
+	maxSeries, maxObservations = 3, 100
+	if _, err := Load(Input{Name: "base.txt", R: strings.NewReader("BenchmarkA 1 1 ns/op\nBenchmarkB 1 1 ns/op 2 B/op\n")}, Input{Name: "head.txt", R: strings.NewReader("BenchmarkA 1 1 ns/op\nBenchmarkC 1 1 ns/op\n")}); err == nil || !strings.Contains(err.Error(), "head.txt:2: more than 3 series") {
+		t.Errorf("series: %v", err)
+	}
+	maxSeries = 10
+	many := strings.Repeat("BenchmarkA 1 1 ns/op 2 B/op\n", 40)
+	if _, err := Load(Input{Name: "base.txt", R: strings.NewReader(many)}, Input{Name: "head.txt", R: strings.NewReader(many)}); err == nil || !strings.Contains(err.Error(), "head.txt:11: more than 100 values") {
+		t.Errorf("values: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Env returns an environment in which git ignores the system's and the
@@ -169,5 +170,23 @@ func Heavy(t testing.TB) {
 	t.Helper()
 	if os.Getenv(HeavyVar) != "1" {
 		t.Skipf("a heavy real-process test: runs with %s=1 (.ci/run)", HeavyVar)
+	}
+}
+
+// Within runs f and fails t when it has not returned after limit: a fuzz
+// target's bound on the time one input may take (f's goroutine is left
+// behind, as a hang leaves it; a panic in f crashes the test with its
+// stack, which the fuzzer records as a failing input).
+func Within(t testing.TB, limit time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatalf("not done after %v", limit)
 	}
 }

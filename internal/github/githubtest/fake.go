@@ -20,6 +20,7 @@
 //	DELETE /repos/{owner}/{repo}/issues/comments/{id}       -> 204
 //	GET    /repos/{owner}/{repo}/pulls/{number}             a pull request added with AddPullRequest, else 404
 //	GET    /repos/{owner}/{repo}/issues/{number}/timeline   ?page=&per_page= the events added with AddTimelineEvent, oldest first
+//	GET    /repos/{owner}/{repo}/collaborators/{username}/permission   a collaborator added with AddCollaborator, else 404
 //	GET    /repos/{owner}/{repo}/contents/{path}?ref=BRANCH and PUT: files on branches; git/ref, git/refs,
 //	       git/trees, git/commits, git/blobs: see git.go
 //
@@ -32,6 +33,7 @@
 //	GET  /_fake/comments   all stored comments, as JSON
 //	POST /_fake/comments   store a Comment given as JSON (owner, repo, issue, body, login, type, user_id)
 //	POST /_fake/pulls      store a PullRequest given as JSON (owner, repo, number, head_sha, head_repo, ...)
+//	POST /_fake/collaborators  store a Collaborator given as JSON (owner, repo, login, role)
 //	GET  /_fake/requests   every API request received so far, as JSON
 //	POST /_fake/faults     add a Fault given as JSON
 //	POST /_fake/readonly   ?on=true|false: answer every write with 403, as for a fork's token
@@ -174,6 +176,7 @@ type Fake struct {
 	comments []*Comment
 	pulls    []PullRequest
 	timeline []TimelineEvent
+	collabs  []Collaborator
 	requests []Request
 	faults   []*Fault
 	now      time.Time
@@ -278,6 +281,49 @@ func (f *Fake) AddTimelineEvent(e TimelineEvent) {
 		e.CreatedAt = f.now
 	}
 	f.timeline = append(f.timeline, e)
+}
+
+// Collaborator is a user's role on a repository: "admin", "maintain",
+// "write", "triage" or "read", served by GET
+// /repos/{owner}/{repo}/collaborators/{username}/permission as GitHub
+// does: the base permission (maintain is write, triage is read) and the
+// role's name. A user who is not a collaborator gets 404.
+type Collaborator struct {
+	Owner string `json:"owner"`
+	Repo  string `json:"repo"`
+	Login string `json:"login"`
+	Role  string `json:"role"`
+}
+
+// roleLevel is the base permission of each role.
+var roleLevel = map[string]string{"admin": "admin", "maintain": "write", "write": "write", "triage": "read", "read": "read"}
+
+// AddCollaborator gives login a role on owner/repo (replacing any it had).
+func (f *Fake) AddCollaborator(owner, repo, login, role string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.collabs = slices.DeleteFunc(f.collabs, func(c Collaborator) bool {
+		return strings.EqualFold(c.Owner, owner) && strings.EqualFold(c.Repo, repo) && strings.EqualFold(c.Login, login)
+	})
+	f.collabs = append(f.collabs, Collaborator{Owner: owner, Repo: repo, Login: login, Role: role})
+}
+
+func (f *Fake) permission(w http.ResponseWriter, owner, repo, login string) {
+	i := slices.IndexFunc(f.collabs, func(c Collaborator) bool {
+		return strings.EqualFold(c.Owner, owner) && strings.EqualFold(c.Repo, repo) && strings.EqualFold(c.Login, login)
+	})
+	if i < 0 {
+		writeJSON(w, http.StatusNotFound, `{"message":"Not Found","documentation_url":"https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user","status":"404"}`)
+		return
+	}
+	c := f.collabs[i]
+	level, ok := roleLevel[c.Role]
+	if !ok {
+		level = "read" // a custom role of the fake's: read-based
+	}
+	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"permission":%q,"role_name":%q,"user":{"login":%q,"id":%d,"type":"User","site_admin":false,"permissions":{"admin":%t,"maintain":%t,"push":%t,"triage":%t,"pull":true},"role_name":%q}}`,
+		level, c.Role, c.Login, UserID(c.Login), c.Role == "admin", c.Role == "admin" || c.Role == "maintain", level == "admin" || level == "write",
+		c.Role != "read", c.Role))
 }
 
 // UserID is the account id the fake gives login: 41898282 for
@@ -475,6 +521,11 @@ func (f *Fake) route(w http.ResponseWriter, r *http.Request, rel string, body []
 	// repos/{owner}/{repo}/pulls/{number}
 	if len(parts) == 5 && parts[0] == "repos" && parts[3] == "pulls" && parts[1] != "" && parts[2] != "" {
 		f.pull(w, r, parts[1], parts[2], parts[4])
+		return
+	}
+	// repos/{owner}/{repo}/collaborators/{username}/permission
+	if len(parts) == 6 && parts[0] == "repos" && parts[3] == "collaborators" && parts[5] == "permission" && r.Method == http.MethodGet {
+		f.permission(w, parts[1], parts[2], parts[4])
 		return
 	}
 	// repos/{owner}/{repo}/issues/{number}/timeline
@@ -802,6 +853,14 @@ func (f *Fake) control(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.AddPullRequest(p)
+		w.WriteHeader(http.StatusNoContent)
+	case "POST /_fake/collaborators":
+		var c Collaborator
+		if err := json.NewDecoder(r.Body).Decode(&c); err != nil || c.Owner == "" || c.Repo == "" || c.Login == "" || c.Role == "" {
+			writeJSON(w, http.StatusBadRequest, `{"message":"want {\"owner\", \"repo\", \"login\", \"role\"}"}`)
+			return
+		}
+		f.AddCollaborator(c.Owner, c.Repo, c.Login, c.Role)
 		w.WriteHeader(http.StatusNoContent)
 	case "GET /_fake/requests":
 		data, _ := json.Marshal(f.Requests())

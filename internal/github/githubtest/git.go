@@ -22,7 +22,14 @@ import (
 //	POST /repos/{owner}/{repo}/git/refs                     {"ref","sha"} -> 201; 422 "Reference already exists"
 //	POST /repos/{owner}/{repo}/git/trees                    {"base_tree","tree":[{"path","mode","type","content"|"sha"}]} -> 201
 //	POST /repos/{owner}/{repo}/git/commits                  {"message","tree","parents"} -> 201
+//	POST /repos/{owner}/{repo}/git/blobs                    {"content","encoding"} -> 201 {"sha"}
 //	GET  /repos/{owner}/{repo}/git/blobs/{sha}              {"content":base64,"encoding":"base64"}
+//	GET  /repos/{owner}/{repo}/git/commits/{sha}            {"sha","tree":{"sha"},"parents":[{"sha"}],"message"}
+//	PATCH /repos/{owner}/{repo}/git/refs/heads/{branch}     {"sha","force"} -> 200; 422 "Update is not a fast forward"
+//	     when force is false and the branch's commit is not an ancestor of sha,
+//	     422 "Reference does not exist" for a missing branch
+//
+// The contents API's ref may be a branch or a commit SHA.
 //
 // Blob SHAs are git's (sha1 of "blob N\0content"). Every write through
 // PUT is one commit on the branch.
@@ -185,6 +192,23 @@ func (f *Fake) gitRoute(w http.ResponseWriter, r *http.Request, parts []string, 
 		f.gitCreate(w, g, parts[4], body)
 	case parts[3] == "git" && len(parts) == 5 && r.Method == http.MethodPost:
 		writeJSON(w, http.StatusForbidden, BodyForbidden)
+	case parts[3] == "git" && len(parts) == 6 && parts[4] == "commits" && r.Method == http.MethodGet:
+		c, ok := g.commits[parts[5]]
+		if !ok {
+			writeJSON(w, http.StatusNotFound, notFound)
+			return true
+		}
+		var ps []string
+		for _, p := range c.Parents {
+			ps = append(ps, fmt.Sprintf(`{"sha":"%s"}`, p))
+		}
+		writeJSON(w, http.StatusOK, fmt.Sprintf(`{"sha":"%s","tree":{"sha":"%s"},"parents":[%s],"message":"%s"}`, parts[5], c.Tree, strings.Join(ps, ","), jsonEscape(c.Message)))
+	case parts[3] == "git" && len(parts) >= 7 && parts[4] == "refs" && parts[5] == "heads" && r.Method == http.MethodPatch:
+		if f.readOnly {
+			writeJSON(w, http.StatusForbidden, BodyForbidden)
+			return true
+		}
+		f.updateRef(w, g, strings.Join(parts[6:], "/"), body)
 	case parts[3] == "git" && len(parts) == 6 && parts[4] == "blobs" && r.Method == http.MethodGet:
 		data, ok := g.blobs[parts[5]]
 		if !ok {
@@ -211,12 +235,64 @@ func wrapped(data []byte) string {
 	return b.String()
 }
 
+// updateRef answers PATCH git/refs/heads/{branch}: a fast-forward unless
+// forced.
+func (f *Fake) updateRef(w http.ResponseWriter, g *gitRepo, branch string, body []byte) {
+	var in struct {
+		SHA   string `json:"sha"`
+		Force bool   `json:"force"`
+	}
+	bad := func(msg string) {
+		writeJSON(w, http.StatusUnprocessableEntity, fmt.Sprintf(`{"message":"%s","documentation_url":"https://docs.github.com/rest/git/refs#update-a-reference","status":"422"}`, jsonEscape(msg)))
+	}
+	if json.Unmarshal(body, &in) != nil {
+		bad("Problems parsing JSON")
+		return
+	}
+	cur, ok := g.refs[branch]
+	switch {
+	case !ok:
+		bad("Reference does not exist")
+		return
+	case g.commits[in.SHA].Tree == "":
+		bad("Object does not exist")
+		return
+	case !in.Force && !g.ancestor(cur, in.SHA):
+		bad("Update is not a fast forward")
+		return
+	}
+	g.refs[branch] = in.SHA
+	writeJSON(w, http.StatusOK, fmt.Sprintf(`{"ref":"refs/heads/%s","object":{"sha":"%s","type":"commit"}}`, jsonEscape(branch), in.SHA))
+}
+
+// ancestor reports whether commit a is c or one of c's ancestors.
+func (g *gitRepo) ancestor(a, c string) bool {
+	seen := map[string]bool{}
+	todo := []string{c}
+	for len(todo) > 0 {
+		x := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if x == a {
+			return true
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		todo = append(todo, g.commits[x].Parents...)
+	}
+	return false
+}
+
 func (f *Fake) getContents(w http.ResponseWriter, r *http.Request, g *gitRepo, path string) {
 	ref := r.URL.Query().Get("ref")
 	if ref == "" {
 		ref = "main"
 	}
 	head, ok := g.refs[ref]
+	if _, commit := g.commits[ref]; !ok && commit {
+		head, ok = ref, true
+	}
 	if !ok {
 		writeJSON(w, http.StatusNotFound, fmt.Sprintf(`{"message":"No commit found for the ref %s","documentation_url":"https://docs.github.com/rest/repos/contents#get-repository-content","status":"404"}`, jsonEscape(ref)))
 		return
@@ -283,7 +359,7 @@ func (f *Fake) putContents(w http.ResponseWriter, g *gitRepo, path string, body 
 		jsonEscape(path), blob, len(data), g.refs[branch], jsonEscape(*in.Message)))
 }
 
-// gitCreate answers POST git/trees, git/commits and git/refs.
+// gitCreate answers POST git/trees, git/commits, git/blobs and git/refs.
 func (f *Fake) gitCreate(w http.ResponseWriter, g *gitRepo, what string, body []byte) {
 	bad := func(msg string) {
 		writeJSON(w, http.StatusUnprocessableEntity, fmt.Sprintf(`{"message":"%s","status":"422"}`, jsonEscape(msg)))
@@ -353,6 +429,24 @@ func (f *Fake) gitCreate(w http.ResponseWriter, g *gitRepo, what string, body []
 		}
 		sha := g.commit(gitCommit{Tree: in.Tree, Parents: in.Parents, Message: in.Message})
 		writeJSON(w, http.StatusCreated, fmt.Sprintf(`{"sha":"%s","tree":{"sha":"%s"},"message":"%s"}`, sha, in.Tree, jsonEscape(in.Message)))
+	case "blobs":
+		var in struct{ Content, Encoding string }
+		if json.Unmarshal(body, &in) != nil {
+			bad("Problems parsing JSON")
+			return
+		}
+		data := []byte(in.Content)
+		if in.Encoding == "base64" {
+			var err error
+			if data, err = base64.StdEncoding.DecodeString(in.Content); err != nil {
+				bad("content is not valid Base64")
+				return
+			}
+		} else if in.Encoding != "" && in.Encoding != "utf-8" {
+			bad("encoding must be utf-8 or base64")
+			return
+		}
+		writeJSON(w, http.StatusCreated, fmt.Sprintf(`{"sha":"%s","url":"blobs"}`, g.blob(data)))
 	case "refs":
 		var in struct{ Ref, SHA string }
 		if json.Unmarshal(body, &in) != nil || !strings.HasPrefix(in.Ref, "refs/heads/") {
