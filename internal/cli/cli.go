@@ -122,8 +122,11 @@ func (a *app) progress() io.Writer {
 // step prints a run's step as report words it: a warning always, progress
 // unless --quiet.
 func (a *app) step(s pipeline.Step) {
-	if line, warn := report.StepLine(s); line != "" && (warn || !a.cfg.Quiet) {
-		fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", line)
+	lines, warn := report.StepLines(s)
+	for _, l := range lines {
+		if warn || !a.cfg.Quiet {
+			fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", l)
+		}
 	}
 }
 

@@ -118,7 +118,7 @@ type Flags struct {
 
 // Env is what a run writes besides its files: the runner's progress
 // lines (nil for none, --quiet), the run's steps (nil for none; warnings
-// among them too: the caller words them, report.StepLine), errors that
+// among them too: the caller words them, report.StepLines), errors that
 // do not stop the run (stderr), and the environment of child processes
 // when there is no sandbox.
 type Env struct {

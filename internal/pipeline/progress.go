@@ -7,7 +7,7 @@ import (
 )
 
 // A Step is a moment of a run worth a line on stderr: what it is about to
-// do, or has just found, as facts (report.StepLine words it; Env.Steps
+// do, or has just found, as facts (report.StepLines words it; Env.Steps
 // receives it). The runner's own progress lines go to Env.Progress.
 type Step interface{ step() }
 

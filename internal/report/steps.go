@@ -4,14 +4,32 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/pipeline"
 )
 
-// StepLine words a step of a run for its line on stderr (without the
+// StepLines words a step of a run for its lines on stderr (without the
 // "benchgate: " its caller puts first); warn says it is a warning, shown
-// also when progress is not (--quiet). "" says nothing worth a line.
-func StepLine(s pipeline.Step) (line string, warn bool) {
+// also when progress is not (--quiet). None: nothing worth a line.
+func StepLines(s pipeline.Step) (lines []string, warn bool) {
+	switch s := s.(type) {
+	case pipeline.StepBudget:
+		b := s.Budget
+		lines = append(lines, fmt.Sprintf("ledger: %d benchmark(s) screened in fewer rounds than --count %d (quiet), %d in more (noisy)", b.Fewer, b.Count, b.More))
+		for _, u := range b.CannotSee {
+			lines = append(lines, fmt.Sprintf("ledger: %s cannot see %.1f%% here (recorded noise %.1f%% per round)", u.Name, 100*u.Threshold, 100*u.Noise))
+		}
+		return lines, false
+	}
+	if line, warn := stepLine(s); line != "" {
+		return []string{line}, warn
+	}
+	return nil, false
+}
+
+// stepLine is the one line of a step.
+func stepLine(s pipeline.Step) (line string, warn bool) {
 	switch s := s.(type) {
 	case pipeline.StepAffected:
 		return "--packages affected: " + s.Selection.Summary, false
@@ -29,7 +47,7 @@ func StepLine(s pipeline.Step) (line string, warn bool) {
 		p := s.Plan
 		return fmt.Sprintf("--max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v", p.MaxTime, p.Round.Round(time.Millisecond), p.MaxRounds, p.Looks), false
 	case pipeline.StepConfirm:
-		return fmt.Sprintf("confirming %d promising time row(s) with %d fresh interleaved rounds", s.Rows, s.Fresh), false
+		return fmt.Sprintf("re-running %s that looked like a change, with up to %d fresh interleaved rounds", english.Plural(s.Rows, "time row", "time rows"), s.Fresh), false
 	case pipeline.StepExplain:
 		return fmt.Sprintf("explaining %d changed benchmark(s): allocation profiles of %d, CPU profiles of %d", s.Benchmarks, s.Allocs, s.CPU), false
 	case pipeline.StepCancelled:
