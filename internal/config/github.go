@@ -17,6 +17,10 @@ type GitHub struct {
 	// EventName, EventPath and SHA are the event that started the
 	// workflow, its payload's file and its commit.
 	EventName, EventPath, SHA string
+	// ActionRepository and ActionRef name the action the workflow uses
+	// ("benchgate/benchgate", "v1"): a build without a version is named
+	// by them.
+	ActionRepository, ActionRef string
 	// Token is the token input, trimmed; "" for none.
 	Token string
 }
@@ -27,6 +31,7 @@ func GitHubContext(getenv func(string) string) GitHub {
 		Workspace: getenv("GITHUB_WORKSPACE"), Repository: getenv("GITHUB_REPOSITORY"),
 		ServerURL: getenv("GITHUB_SERVER_URL"), APIURL: getenv("GITHUB_API_URL"), RunID: getenv("GITHUB_RUN_ID"),
 		EventName: getenv("GITHUB_EVENT_NAME"), EventPath: getenv("GITHUB_EVENT_PATH"), SHA: getenv("GITHUB_SHA"),
+		ActionRepository: getenv("GITHUB_ACTION_REPOSITORY"), ActionRef: getenv("GITHUB_ACTION_REF"),
 		Token: strings.TrimSpace(getenv(InputEnv("token"))),
 	}
 }
