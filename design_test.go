@@ -67,6 +67,18 @@ func TestDesignLayers(t *testing.T) {
 	}
 }
 
+// The run's facts flow up into the words: pipeline returns a Record of
+// values and report, above it, words them, so that no stage writes a
+// sentence or a report's type. DESIGN.md keeps that order.
+func TestDesignReportAbovePipeline(t *testing.T) {
+	layers := designLayers(t)
+	for _, below := range []string{"pipeline", "runner", "gate", "explain", "affected", "shard", "policy", "sandbox"} {
+		if layers["report"] <= layers[below] {
+			t.Errorf("DESIGN.md places report (layer %d) at or below %s (layer %d): report words what %s returns", layers["report"], below, layers[below], below)
+		}
+	}
+}
+
 var layerLine = regexp.MustCompile(`^\s+layer (\d+): (.+)$`)
 
 // designLayers reads DESIGN.md's "layer N: pkg pkg ..." lines.

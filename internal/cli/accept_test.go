@@ -8,7 +8,7 @@ import (
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/pipeline"
-	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/testenv"
 	"github.com/google/go-cmp/cmp"
 )
@@ -36,28 +36,28 @@ func TestActionAcceptance(t *testing.T) {
 		target     event.Target
 		trailersOn bool
 		// want
-		off                report.TrailersOff
+		off                policy.TrailersOff
 		by, label, labelBy string
-		note               report.PolicyNoteCode
+		note               policy.NoteCode
 	}{
 		{name: "default: trailers off", event: "pull_request", target: pr("synchronize"),
-			off: report.OffInput},
+			off: policy.OffInput},
 		{name: "opted in: credited to the author's login", event: "pull_request", target: pr("synchronize"), trailersOn: true,
 			by: "@mona, the pull request's author"},
 		{name: "merge queue: never", event: "merge_group", target: event.Target{Head: mergeSHA}, trailersOn: true,
-			off: report.OffMergeQueue},
+			off: policy.OffMergeQueue},
 		{name: "push: not a pull request", event: "push", target: event.Target{Head: mergeSHA}, trailersOn: true,
-			off: report.OffEvent},
+			off: policy.OffEvent},
 		{name: "labeled: the sender accepts the payload's head", event: "pull_request", target: labeled,
-			off: report.OffInput, label: "benchgate-accept", labelBy: "@maintainer"},
+			off: policy.OffInput, label: "benchgate-accept", labelBy: "@maintainer"},
 		{name: "a push after the label gates", event: "pull_request", target: pr("synchronize", "benchgate-accept"),
-			off: report.OffInput, note: report.LabelOlder},
+			off: policy.OffInput, note: policy.LabelOlder},
 		{name: "another label's event cannot tell", event: "pull_request", target: otherLabel,
-			off: report.OffInput, note: report.LabelUnknown},
+			off: policy.OffInput, note: policy.LabelUnknown},
 		{name: "reopened cannot tell", event: "pull_request", target: pr("reopened", "benchgate-accept"),
-			off: report.OffInput, note: report.LabelUnknown},
+			off: policy.OffInput, note: policy.LabelUnknown},
 		{name: "no label, no note", event: "pull_request", target: pr("opened", "docs"),
-			off: report.OffInput},
+			off: policy.OffInput},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			acc := actionAcceptance(c.event, c.target, "benchgate-accept", c.trailersOn, mergeSHA)
@@ -65,23 +65,23 @@ func TestActionAcceptance(t *testing.T) {
 			if c.target.HeadSHA == "" {
 				wantOf = mergeSHA
 			}
-			if acc.trailersOf != wantOf {
-				t.Errorf("trailers read from %s, want %s", acc.trailersOf, wantOf)
+			if acc.TrailersOf != wantOf {
+				t.Errorf("trailers read from %s, want %s", acc.TrailersOf, wantOf)
 			}
-			if acc.trailersOff != c.off {
-				t.Errorf("trailers off %q, want %q", acc.trailersOff, c.off)
+			if acc.TrailersOff != c.off {
+				t.Errorf("trailers off %q, want %q", acc.TrailersOff, c.off)
 			}
-			if c.off == report.OffInput && acc.acceptLabel != "benchgate-accept" {
-				t.Errorf("trailers off by the input: the note names the label %q, want benchgate-accept", acc.acceptLabel)
+			if c.off == policy.OffInput && acc.AcceptLabel != "benchgate-accept" {
+				t.Errorf("trailers off by the input: the note names the label %q, want benchgate-accept", acc.AcceptLabel)
 			}
-			if acc.trailersBy != c.by || acc.label != c.label || acc.labelBy != c.labelBy {
-				t.Errorf("trailers by %q, label %q by %q; want %q, %q by %q", acc.trailersBy, acc.label, acc.labelBy, c.by, c.label, c.labelBy)
+			if acc.TrailersBy != c.by || acc.Label != c.label || acc.LabelBy != c.labelBy {
+				t.Errorf("trailers by %q, label %q by %q; want %q, %q by %q", acc.TrailersBy, acc.Label, acc.LabelBy, c.by, c.label, c.labelBy)
 			}
-			if c.label != "" && acc.labelAt != headSHA1 {
-				t.Errorf("label added at %s, want the payload's head %s", acc.labelAt, headSHA1)
+			if c.label != "" && acc.LabelAt != headSHA1 {
+				t.Errorf("label added at %s, want the payload's head %s", acc.LabelAt, headSHA1)
 			}
-			var codes []report.PolicyNoteCode
-			for _, n := range acc.notes {
+			var codes []policy.NoteCode
+			for _, n := range acc.Notes {
 				codes = append(codes, n.Code)
 				if n.Label != "benchgate-accept" || n.Commit != gitrev.Short(headSHA1) {
 					t.Errorf("note %+v: want the label and commit %s", n, gitrev.Short(headSHA1))
@@ -111,17 +111,17 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var notes []report.PolicyNote
-	got, err := pipeline.TrailerAccepts(ctx, repo, localAcceptance(false, head).plan(), &notes)
+	var notes []policy.Note
+	got, err := pipeline.TrailerAccepts(ctx, repo, localAcceptance(false, head), &notes)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("default: accepts %v, %v", got, err)
 	}
-	if want := []report.PolicyNote{{Code: report.TrailersNotApplied, Commit: gitrev.Short(head), Off: report.OffFlag}}; !cmp.Equal(notes, want) {
+	if want := []policy.Note{{Code: policy.TrailersNotApplied, Commit: gitrev.Short(head), Off: policy.OffFlag}}; !cmp.Equal(notes, want) {
 		t.Errorf("default: notes %+v, want %+v", notes, want)
 	}
 
 	notes = nil
-	got, err = pipeline.TrailerAccepts(ctx, repo, localAcceptance(true, head).plan(), &notes)
+	got, err = pipeline.TrailerAccepts(ctx, repo, localAcceptance(true, head), &notes)
 	if err != nil || len(got) != 1 || len(notes) != 0 {
 		t.Fatalf("--accept-trailers: accepts %v, notes %q, %v", got, notes, err)
 	}
@@ -130,7 +130,7 @@ func TestTrailerAcceptsNeverCreditTheAuthorField(t *testing.T) {
 	}
 
 	acc := actionAcceptance("pull_request", event.Target{PRNumber: 1, HeadSHA: head, Author: "attacker", Action: "synchronize"}, "", true, head)
-	got, err = pipeline.TrailerAccepts(ctx, repo, acc.plan(), &notes)
+	got, err = pipeline.TrailerAccepts(ctx, repo, acc, &notes)
 	if err != nil || len(got) != 1 {
 		t.Fatalf("action: accepts %v, %v", got, err)
 	}

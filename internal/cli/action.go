@@ -7,37 +7,35 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/event"
-	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/ledger"
 	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/safefile"
 )
 
-// ReportJSON is where the action writes its JSON report, relative to the
+// reportJSON is where the action writes its JSON report, relative to the
 // workspace (the report-json output), so that later steps can upload it.
-const ReportJSON = "benchgate-report.json"
+const reportJSON = "benchgate-report.json"
 
-// action runs benchgate as a GitHub Action: inputs from INPUT_*, the
-// commits from the event, and the results published as the job summary, step
-// outputs, annotations and one sticky pull request comment. Publishing
-// problems are warnings; the exit status is the gate's.
+// action runs benchgate as a GitHub Action: resolve (the inputs, the
+// GitHub context, the event's commits), then its mode (gate, calibrate or
+// merge), then publish (the job summary, the step outputs, annotations
+// and one sticky pull request comment, on the GitHub platform).
+// Publishing problems are warnings; the exit status is the mode's.
 func (a *app) action(ctx context.Context) int {
-	getenv := a.env.Getenv
 	// Nothing the pull request controls may become a workflow command:
 	// everything but benchgate's own commands is printed with command
 	// processing stopped, on one stream so that the runner sees it in order.
@@ -45,48 +43,133 @@ func (a *app) action(ctx context.Context) int {
 	defer log.Close()
 	a.env.Stdout, a.env.Stderr = log.Text(), log.Text()
 	a.commands = log.Commands()
-	gh := github.NewActions(log.Commands(), getenv)
-	if token := getenv(config.InputEnv("token")); token != "" {
-		// Masked before anything else is printed; read again only to
-		// publish.
-		_ = gh.Mask(token)
+	gh := config.GitHubContext(a.env.Getenv)
+	a.gh = &gh
+	acts := github.NewActions(log.Commands(), a.env.Getenv)
+	if gh.Token != "" {
+		// Masked before anything else is printed.
+		_ = acts.Mask(gh.Token)
 	}
-	fail := func(code int, format string, args ...any) int {
-		msg := fmt.Sprintf(format, args...)
-		_ = gh.Annotate(github.Error, "", 0, "benchgate", msg)
-		return a.errorf(code, "%s", msg)
-	}
-	cfg, act, err := config.FromInputs(getenv)
+	cfg, act, err := config.FromInputs(a.env.Getenv)
 	if err != nil {
-		return fail(ExitUsage, "%v", err)
+		_ = acts.Annotate(github.Error, "", 0, "benchgate", err.Error())
+		return a.errorf(ExitUsage, "%v", err)
 	}
 	a.cfg = cfg
 	if msg := report.DeprecatedText(act.Deprecated); msg != "" {
-		// Also in the job summary (publish).
-		_ = gh.Annotate(github.Warning, "", 0, "benchgate", msg)
+		// Also in the job summary (githubPlatform.summary).
+		_ = acts.Annotate(github.Warning, "", 0, "benchgate", msg)
 		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
 	}
-	ws := getenv("GITHUB_WORKSPACE")
-	if ws == "" {
-		ws = a.env.Dir
+	r, err := a.resolveAction(act)
+	if err != nil {
+		code := ExitUsage
+		var ce codedError
+		if errors.As(err, &ce) {
+			code = ce.code
+		}
+		_ = acts.Annotate(github.Error, "", 0, "benchgate", err.Error())
+		return a.errorf(code, "%v", err)
 	}
-	dir := filepath.Join(ws, act.WorkingDirectory)
-	if rel, err := filepath.Rel(ws, dir); err != nil || strings.HasPrefix(rel, "..") {
-		return fail(ExitUsage, "input working-directory: %q is outside the workspace", act.WorkingDirectory)
+	defer r.chownExports()
+	defer func() { r.history.close() }()
+	pl := &githubPlatform{app: a, actions: acts, run: r}
+	var o outcome
+	switch r.act.Mode {
+	case "merge":
+		o = a.mergeDirs(r.mergeDirs, dest{json: r.jsonPath, request: requestOf(r.target)}, r.trust)
+	case "calibrate":
+		o = a.measure(ctx, r.repo, r.job)
+	default:
+		o = a.actionGate(ctx, r, pl)
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return fail(ExitUsage, "input working-directory: %q is not a directory of the workspace", act.WorkingDirectory)
+	chownLike(r.jsonPath, filepath.Dir(r.jsonPath))
+	switch {
+	case o.verdict == nil:
+		_ = acts.Annotate(github.Error, "", 0, "benchgate", "benchgate could not finish; see the log above")
+		if o.summary != "" {
+			pl.markdown(o.summary)
+		}
+	case o.calibration != nil:
+		pl.markdown(report.CalibrationMarkdown(*o.calibration, o.meta))
+		pl.outputs(map[string]string{"verdict": "pass", "regressions": "0", "blind": "0", "report-json": reportJSON})
+	default:
+		a.publish(ctx, pl, o, r.comments())
 	}
+	if r.history != nil && o.verdict != nil {
+		a.publishHistory(ctx, pl, r.history, r.job.head.SHA)
+	}
+	return o.code
+}
 
-	name, path := getenv("GITHUB_EVENT_NAME"), getenv("GITHUB_EVENT_PATH")
+// actionRun is the action as resolveAction found it: the inputs (a.cfg
+// and act), the event's commits and what the action trusts of them, the
+// module's directory and repository, the job (the commits to measure),
+// the shards' directories of mode merge, and the one GitHub API client
+// (nil without a token or repository).
+type actionRun struct {
+	act       *config.Action
+	target    event.Target
+	trust     trust
+	dir       string
+	repo      *gitrev.Repo
+	job       job
+	mergeDirs []string
+	jsonPath  string
+	shardDir  string // a shard's raw results, relative to the workspace
+	shards    int    // the shards of the suite (--shard's n)
+	exports   []string
+	history   *dataBranch
+	client    *github.Commenter
+	clientErr error
+}
+
+// newClient is the action's one GitHub API client, of the context's
+// token (nil without one).
+func (a *app) newClient(act *config.Action) (*github.Commenter, error) {
+	if a.gh.Token == "" {
+		return nil, nil
+	}
+	return github.NewCommenter(github.Options{
+		APIURL: a.gh.APIURL, Token: a.gh.Token, Author: act.CommentAuthor,
+		Logf: func(format string, args ...any) { fmt.Fprintf(a.env.Stderr, "benchgate: "+format+"\n", args...) },
+	})
+}
+
+// codedError is an error of resolveAction with the exit status it
+// gives.
+type codedError struct {
+	code int
+	err  error
+}
+
+func (e codedError) Error() string { return e.err.Error() }
+
+// resolveAction reads the event, finds the module in the workspace and
+// the commits to measure (or the shards to merge) of the inputs (a.cfg,
+// act), before anything long starts: every error names the input (exit
+// status 2).
+func (a *app) resolveAction(act *config.Action) (*actionRun, error) {
+	ctx := context.Background()
+	gh, cfg := a.gh, a.cfg
+	ws := firstNonEmpty(gh.Workspace, a.env.Dir)
+	r := &actionRun{act: act, jsonPath: filepath.Join(ws, reportJSON), dir: filepath.Join(ws, act.WorkingDirectory)}
+	if rel, err := filepath.Rel(ws, r.dir); err != nil || strings.HasPrefix(rel, "..") {
+		return nil, fmt.Errorf("input working-directory: %q is outside the workspace", act.WorkingDirectory)
+	}
+	if fi, err := os.Stat(r.dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("input working-directory: %q is not a directory of the workspace", act.WorkingDirectory)
+	}
+	r.client, r.clientErr = a.newClient(act)
 	var payload []byte
-	if path != "" {
-		if payload, err = event.ReadPayload(path, os.ReadFile); err != nil {
-			return fail(ExitUsage, "%v", err)
+	var err error
+	if gh.EventPath != "" {
+		if payload, err = event.ReadPayload(gh.EventPath, os.ReadFile); err != nil {
+			return nil, err
 		}
 	}
-	target, err := event.Parse(event.Input{
-		EventName: name, EventPath: path, Payload: payload, SHA: getenv("GITHUB_SHA"),
+	r.target, err = event.Parse(event.Input{
+		EventName: gh.EventName, EventPath: gh.EventPath, Payload: payload, SHA: gh.SHA,
 		Base: cfg.Base, Head: cfg.Head, AllowPrivileged: act.AllowPrivilegedEvents, MergeOnly: act.Mode == "merge",
 	})
 	switch {
@@ -94,71 +177,65 @@ func (a *app) action(ctx context.Context) int {
 		// The merge needs no commits; without a pull request there is
 		// just no comment.
 		fmt.Fprintf(a.env.Stderr, "benchgate: %v: no pull request to comment on\n", pipeline.OneLine(err))
-		target = event.Target{}
+		r.target = event.Target{}
 	case err != nil && act.Mode == "calibrate" && errors.Is(err, event.ErrNoBase):
 		// Calibration measures one commit: no base needed.
-		target = event.Target{Head: firstNonEmpty(cfg.Head, getenv("GITHUB_SHA"), "HEAD")}
+		r.target = event.Target{Head: firstNonEmpty(cfg.Head, gh.SHA, "HEAD")}
 	case err != nil:
-		return fail(ExitUsage, "%v", pipeline.OneLine(err))
+		return nil, errors.New(pipeline.OneLine(err))
 	default:
-		fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", target.Description)
+		fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", r.target.Description)
 	}
-	tr := trust{event: name, run: target.WorkflowRun, prHead: target.HeadSHA}
+	r.trust = trust{event: gh.EventName, run: r.target.WorkflowRun, prHead: r.target.HeadSHA}
 	if act.PRNumber > 0 {
 		// A workflow_run job posting the report of a pull request's run.
 		// There the number comes from the run's artifact: comment checks
 		// it against the event before writing (trust.go).
-		target.PRNumber = act.PRNumber
+		r.target.PRNumber = act.PRNumber
 	}
-	jsonPath := filepath.Join(ws, ReportJSON)
 	// The export files go into the workspace, through no symbolic link the
 	// checkout may hold, and are given to its owner afterwards.
 	for _, t := range cfg.Exports {
 		p := a.path(t.Path)
 		if rel, err := filepath.Rel(ws, p); err != nil || strings.HasPrefix(rel, "..") {
-			return fail(ExitUsage, "input export: %s is outside the workspace", t.Path)
+			return nil, fmt.Errorf("input export: %s is outside the workspace", t.Path)
 		}
 		if err := safefile.MkdirAll(ws, filepath.Dir(p), 0o755); err != nil {
-			return fail(ExitUsage, "input export: %s: %v", t.Path, err)
+			return nil, fmt.Errorf("input export: %s: %v", t.Path, err)
 		}
-		defer chownLike(p, ws)
+		r.exports = append(r.exports, p)
 	}
 	if act.Mode == "merge" {
-		return a.actionMerge(ctx, gh, ws, jsonPath, target, act, tr)
-	}
-	var hist *dataBranch
-	if act.History && act.Mode == "gate" {
-		if err := checkHistoryBranch(act.HistoryBranch, target); err != nil {
-			return fail(ExitUsage, "%v", err)
+		for _, pat := range cfg.MergeDirs {
+			matches, err := filepath.Glob(filepath.Join(ws, pat))
+			if err != nil || len(matches) == 0 {
+				return nil, fmt.Errorf("input merge: %q matches nothing in the workspace", pat)
+			}
+			r.mergeDirs = append(r.mergeDirs, matches...)
 		}
-		// Before the run: its report shows the trends, and a push
-		// records into the copy.
-		if hist, err = a.openDataBranch(ctx, cfg, act, name, target); err != nil {
-			_ = gh.Annotate(github.Warning, "", 0, "benchgate", pipeline.OneLine(err))
-			fmt.Fprintf(a.env.Stderr, "benchgate: warning: %v\n", pipeline.OneLine(err))
+		if len(r.mergeDirs) == 0 {
+			return nil, errors.New("input merge: with mode merge, name the shards' directories (e.g. shards/*)")
 		}
-		defer hist.close()
-		recordRounds(cfg, hist, a.env.Stderr)
+		return r, nil
 	}
-	repo, shas, err := a.openRepo(ctx, dir, "input working-directory", flagRef{"head", target.Head})
+	return r, a.resolveCommits(ctx, r)
+}
+
+// resolveCommits finds, in the module's repository, the commits the
+// event names (calibrate: one), the policy's commit of a stacked pull
+// request, the acceptances, a shard's directory and the history.
+func (a *app) resolveCommits(ctx context.Context, r *actionRun) error {
+	cfg, act, target := a.cfg, r.act, r.target
+	repo, shas, err := a.openRepo(ctx, r.dir, "input working-directory", flagRef{"head", target.Head})
 	if err != nil {
-		return fail(ExitUsage, "%v", err)
+		return err
 	}
+	r.repo = repo
 	headSHA := shas[0]
 	if act.Mode == "calibrate" {
-		r := rev{headSHA, gitrev.ShortRef(headSHA)}
-		o := a.measure(ctx, repo, job{base: r, head: r, dir: dir, dest: dest{json: jsonPath, calibrate: true}})
-		code := o.code
-		chownLike(jsonPath, ws)
-		a.failureSummary(gh, o)
-		if o.calibration != nil {
-			md := report.CalibrationMarkdown(*o.calibration, o.meta)
-			if err := gh.StepSummary(md); err != nil && !errors.Is(err, github.ErrNotInActions) {
-				fmt.Fprintf(a.env.Stderr, "benchgate: warning: job summary: %v\n", err)
-			}
-			_ = gh.SetOutputs(map[string]string{"verdict": "pass", "regressions": "0", "blind": "0", "report-json": ReportJSON})
-		}
-		return code
+		h := pipeline.Rev{SHA: headSHA, Label: gitrev.ShortRef(headSHA)}
+		r.job = job{base: h, head: h, dir: r.dir, dest: dest{json: r.jsonPath, calibrate: true}}
+		return nil
 	}
 	var baseSHA string
 	if target.BaseFromMergeParent {
@@ -167,122 +244,101 @@ func (a *app) action(ctx context.Context) int {
 		baseSHA, err = repo.Resolve(ctx, target.Base)
 	}
 	if err != nil {
-		return fail(ExitUsage, "base %s: %v", target.Base, pipeline.OneLine(err))
+		return fmt.Errorf("base %s: %v", target.Base, pipeline.OneLine(err))
 	}
 	if baseSHA == headSHA {
-		return fail(ExitUsage, "base and head are the same commit %s: nothing to compare (set the base input)", gitrev.Short(baseSHA))
+		return fmt.Errorf("base and head are the same commit %s: nothing to compare (set the base input)", gitrev.Short(baseSHA))
 	}
 	j := job{
-		base: rev{baseSHA, gitrev.ShortRef(target.Base)}, head: rev{headSHA, gitrev.ShortRef(target.Head)},
-		dir: dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: jsonPath, request: requestOf(target)},
-		accept: actionAcceptance(name, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
+		base: pipeline.Rev{SHA: baseSHA, Label: gitrev.ShortRef(target.Base)}, head: pipeline.Rev{SHA: headSHA, Label: gitrev.ShortRef(target.Head)},
+		dir: r.dir, confirm: cfg.Confirm, prHead: target.HeadSHA, dest: dest{json: r.jsonPath, request: requestOf(target)},
+		accept: actionAcceptance(a.gh.EventName, target, act.AcceptLabel, cfg.AcceptTrailers, headSHA),
+	}
+	a.checkLabeler(ctx, r, func() []string { return a.trustedBots(ctx, repo, cmp.Or(j.policyAt.SHA, baseSHA)) }, &j.accept)
+	if n := len(j.accept.Notes); n > 0 && j.accept.Notes[n-1].Sender == "" {
+		a.labelHistory(ctx, r, &j.accept)
 	}
 	if target.BaseFromMergeParent {
 		j.base.Label = gitrev.Short(target.MergeCommit) + "^1"
 	}
 	if at, err := stackedPolicy(ctx, repo, target, baseSHA); err != nil {
-		return fail(ExitTool, "%v", pipeline.OneLine(err))
+		return codedError{ExitTool, errors.New(pipeline.OneLine(err))}
 	} else if at.SHA != "" {
 		j.policyAt = at
 		fmt.Fprintf(a.env.Stderr, "benchgate: the policy file is read from %s, %s\n", gitrev.Short(at.SHA), at.Label)
 	}
-	a.checkLabeler(ctx, target, func() []string { return a.trustedBots(ctx, repo, cmp.Or(j.policyAt.SHA, baseSHA)) }, &j.accept)
-	if len(j.accept.notes) > 0 && j.accept.notes[len(j.accept.notes)-1].Sender == "" {
-		a.labelHistory(ctx, target, act, &j.accept)
+	r.shards = cfg.Shard.Count
+	if act.History {
+		if err := checkHistoryBranch(act.HistoryBranch, target); err != nil {
+			return err
+		}
 	}
-	shardDir := ""
 	if !cfg.Shard.IsZero() {
 		// The shard's raw results, for an artifact and the merge job.
-		shardDir = fmt.Sprintf("benchgate-shard-%d-of-%d", cfg.Shard.Index, cfg.Shard.Count)
-		j.out = filepath.Join(ws, shardDir)
+		r.shardDir = fmt.Sprintf("benchgate-shard-%d-of-%d", cfg.Shard.Index, cfg.Shard.Count)
+		j.out = filepath.Join(firstNonEmpty(a.gh.Workspace, a.env.Dir), r.shardDir)
 		j.confirm = cfg.Confirm && cfg.Shard.Count == 1
 		// The checkout may hold a symbolic link by that name: every
 		// component below the workspace is checked, none followed.
-		if err := safefile.MkdirAll(ws, j.out, 0o755); err != nil {
-			return fail(ExitUsage, "shard directory: %v", err)
+		if err := safefile.MkdirAll(firstNonEmpty(a.gh.Workspace, a.env.Dir), j.out, 0o755); err != nil {
+			return fmt.Errorf("shard directory: %v", err)
 		}
 	}
-	o := a.measure(ctx, repo, j)
-	code := o.code
-	chownLike(jsonPath, ws)
-	if shardDir != "" {
-		chownTree(filepath.Join(ws, shardDir), ws)
-		_ = gh.SetOutputs(map[string]string{"shard-dir": shardDir})
-		if cfg.Shard.Count > 1 {
-			// One comment, from the merge job.
-			act.Comment = "never"
+	r.job = j
+	return nil
+}
+
+// chownExports gives the export files to the workspace's owner.
+func (r *actionRun) chownExports() {
+	for _, p := range r.exports {
+		chownLike(p, filepath.Dir(r.jsonPath))
+	}
+}
+
+// comments reports whether the run comments on a pull request: not in
+// mode calibrate, nor as one shard of several (the merge job comments),
+// nor with comment: never.
+func (r *actionRun) comments() bool {
+	return r.target.PRNumber > 0 && r.act.Comment != "never" && r.act.Mode != "calibrate" && r.shards <= 1
+}
+
+// actionGate is mode gate: the history read first (its report shows the
+// trends, and a push records into the copy), then the run.
+func (a *app) actionGate(ctx context.Context, r *actionRun, pl *githubPlatform) outcome {
+	if r.act.History {
+		hist, err := a.openDataBranch(ctx, a.cfg, r)
+		if err != nil {
+			pl.warn("%s", pipeline.OneLine(err))
 		}
+		r.history = hist
+		recordRounds(a.cfg, hist, a.env.Stderr)
 	}
-	if o.verdict == nil {
-		_ = gh.Annotate(github.Error, "", 0, "benchgate", "benchgate could not finish; see the log above")
-		a.failureSummary(gh, o)
-		return code
+	o := a.measure(ctx, r.repo, r.job)
+	if r.shardDir != "" {
+		ws := filepath.Dir(r.jsonPath)
+		chownTree(filepath.Join(ws, r.shardDir), ws)
+		pl.outputs(map[string]string{"shard-dir": r.shardDir})
 	}
-	a.publish(ctx, gh, o, target, act, tr)
-	if hist != nil {
-		a.publishHistory(ctx, gh, hist, headSHA)
-	}
-	return code
+	return o
 }
 
 // publishHistory appends what a push recorded to the data branch and
 // rewrites the history page; a failure is a warning (the gate stands).
-func (a *app) publishHistory(ctx context.Context, gh *github.Actions, hist *dataBranch, headSHA string) {
-	getenv := a.env.Getenv
-	repoURL := ""
-	if srv, repo := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"); srv != "" && repo != "" {
-		repoURL = strings.TrimRight(srv, "/") + "/" + repo
-	}
+func (a *app) publishHistory(ctx context.Context, pl *githubPlatform, hist *dataBranch, headSHA string) {
 	o := ledger.DefaultOptions()
 	o.Threshold, o.Alpha = a.cfg.Threshold, a.cfg.Alpha
-	n, err := hist.publish(ctx, headSHA, repoURL, o)
+	n, err := hist.publish(ctx, headSHA, a.gh.RepoURL(), o)
 	if err != nil {
 		msg := "history: " + pipeline.OneLine(err)
 		if errors.Is(err, github.ErrForbidden) {
 			msg += " (the job's token needs contents: write to record; see docs/action.md#history)"
 		}
-		_ = gh.Annotate(github.Warning, "", 0, "benchgate", msg)
-		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
+		pl.warn("%s", msg)
 		return
 	}
 	if n > 0 {
 		fmt.Fprintf(a.env.Stderr, "benchgate: history: recorded %d changes on branch %s\n", n, hist.branch)
 	}
-}
-
-// failureSummary writes the job summary of a run that has no verdict but
-// says why (outcome.summary).
-func (a *app) failureSummary(gh *github.Actions, o outcome) {
-	if o.summary == "" {
-		return
-	}
-	if err := gh.StepSummary(o.summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
-		fmt.Fprintf(a.env.Stderr, "benchgate: warning: job summary: %v\n", err)
-	}
-}
-
-// actionMerge is mode merge: the shards' directories (globs relative to the
-// workspace) combined into one verdict, published like a gate run.
-func (a *app) actionMerge(ctx context.Context, gh *github.Actions, ws, jsonPath string, target event.Target, act *config.Action, tr trust) int {
-	var dirs []string
-	for _, pat := range a.cfg.MergeDirs {
-		matches, err := filepath.Glob(filepath.Join(ws, pat))
-		if err != nil || len(matches) == 0 {
-			_ = gh.Annotate(github.Error, "", 0, "benchgate", fmt.Sprintf("input merge: %q matches nothing in the workspace", pat))
-			return a.errorf(ExitUsage, "input merge: %q matches nothing in the workspace", pat)
-		}
-		dirs = append(dirs, matches...)
-	}
-	if len(dirs) == 0 {
-		return a.errorf(ExitUsage, "input merge: with mode merge, name the shards' directories (e.g. shards/*)")
-	}
-	o := a.mergeDirs(dirs, dest{json: jsonPath, request: requestOf(target)}, tr)
-	chownLike(jsonPath, ws)
-	if o.verdict == nil {
-		return o.code
-	}
-	a.publish(ctx, gh, o, target, act, tr)
-	return o.code
 }
 
 // requestOf is what the reports call the change an event judges: "PR"
@@ -309,31 +365,31 @@ func requestOf(target event.Target) string {
 //     reopening, another label) finds the label older than its commit, or
 //     cannot tell, and gates with a note: the label accepts again when
 //     someone adds it again.
-func actionAcceptance(eventName string, target event.Target, label string, trailersOn bool, headSHA string) acceptance {
-	acc := acceptance{trailersOf: cmp.Or(target.HeadSHA, headSHA)}
+func actionAcceptance(eventName string, target event.Target, label string, trailersOn bool, headSHA string) pipeline.Acceptance {
+	acc := pipeline.Acceptance{TrailersOf: cmp.Or(target.HeadSHA, headSHA)}
 	switch {
 	case eventName == "merge_group":
-		acc.trailersOff = report.OffMergeQueue
+		acc.TrailersOff = policy.OffMergeQueue
 	case eventName != "pull_request":
-		acc.trailersOff = report.OffEvent
+		acc.TrailersOff = policy.OffEvent
 	case !trailersOn:
-		acc.trailersOff, acc.acceptLabel = report.OffInput, label
+		acc.TrailersOff, acc.AcceptLabel = policy.OffInput, label
 	case target.Author == "":
-		acc.trailersOff = report.OffNoAuthor
+		acc.TrailersOff = policy.OffNoAuthor
 	default:
-		acc.trailersBy = "@" + target.Author + ", the pull request's author"
+		acc.TrailersBy = "@" + target.Author + ", the pull request's author"
 	}
 	if label == "" || eventName != "pull_request" {
 		return acc
 	}
 	switch {
 	case target.Action == "labeled" && strings.EqualFold(target.LabelAdded, label) && target.Sender != "":
-		acc.label, acc.labelBy, acc.labelAt = label, "@"+target.Sender, target.HeadSHA
+		acc.Label, acc.LabelBy, acc.LabelAt = label, "@"+target.Sender, target.HeadSHA
 	case !slices.ContainsFunc(target.Labels, func(l string) bool { return strings.EqualFold(l, label) }):
 	case target.Action == "synchronize":
-		acc.notes = append(acc.notes, report.PolicyNote{Code: report.LabelOlder, Label: label, Commit: gitrev.Short(target.HeadSHA)})
+		acc.Notes = append(acc.Notes, policy.Note{Code: policy.LabelOlder, Label: label, Commit: gitrev.Short(target.HeadSHA)})
 	default:
-		acc.notes = append(acc.notes, report.PolicyNote{Code: report.LabelUnknown, Label: label, Action: target.Action, Commit: gitrev.Short(target.HeadSHA)})
+		acc.Notes = append(acc.Notes, policy.Note{Code: policy.LabelUnknown, Label: label, Action: target.Action, Commit: gitrev.Short(target.HeadSHA)})
 	}
 	return acc
 }
@@ -344,21 +400,21 @@ func actionAcceptance(eventName string, target event.Target, label string, trail
 // default branch, which only maintainers wrote (fetched in a shallow
 // clone). The base branch's author could otherwise loosen the policy of
 // every pull request stacked on it. It is the zero rev for any other run.
-func stackedPolicy(ctx context.Context, repo *gitrev.Repo, target event.Target, baseSHA string) (rev, error) {
+func stackedPolicy(ctx context.Context, repo *gitrev.Repo, target event.Target, baseSHA string) (pipeline.Rev, error) {
 	if target.PRNumber == 0 || target.BaseRef == "" || target.DefaultBranch == "" || target.BaseRef == target.DefaultBranch {
-		return rev{}, nil
+		return pipeline.Rev{}, nil
 	}
 	def, err := repo.Resolve(ctx, "origin/"+target.DefaultBranch)
 	if err != nil {
-		return rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the default branch, whose merge base with %s holds the policy file: %v",
+		return pipeline.Rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the default branch, whose merge base with %s holds the policy file: %v",
 			target.BaseRef, target.DefaultBranch, target.BaseRef, err)
 	}
 	mb, err := repo.MergeBase(ctx, baseSHA, def)
 	if err != nil {
-		return rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the policy file is read from their merge base: %v",
+		return pipeline.Rev{}, fmt.Errorf("stacked pull request (base %s is not the default branch %s): the policy file is read from their merge base: %v",
 			target.BaseRef, target.DefaultBranch, err)
 	}
-	return rev{SHA: mb, Label: fmt.Sprintf("the merge base of %s and %s (a stacked pull request: %s is not the default branch)",
+	return pipeline.Rev{SHA: mb, Label: fmt.Sprintf("the merge base of %s and %s (a stacked pull request: %s is not the default branch)",
 		target.BaseRef, target.DefaultBranch, target.BaseRef)}, nil
 }
 
@@ -366,23 +422,18 @@ func stackedPolicy(ctx context.Context, repo *gitrev.Repo, target event.Target, 
 // nothing who added it and when, from the pull request's timeline. It
 // helps the reader find the maintainer; it decides nothing, and without a
 // token or an answer the note stays as it is.
-func (a *app) labelHistory(ctx context.Context, target event.Target, act *config.Action, acc *acceptance) {
-	getenv := a.env.Getenv
-	token := strings.TrimSpace(getenv(config.InputEnv("token")))
-	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
-	if token == "" || !ok || target.PRNumber == 0 {
+func (a *app) labelHistory(ctx context.Context, r *actionRun, acc *pipeline.Acceptance) {
+	owner, repo, ok := a.gh.OwnerRepo()
+	if r.client == nil || !ok || r.target.PRNumber == 0 {
 		return
 	}
-	c, err := github.NewCommenter(github.Options{APIURL: getenv("GITHUB_API_URL"), Token: token})
-	if err == nil {
-		var ev github.LabelEvent
-		if ev, ok, err = c.LastLabeled(ctx, owner, repo, target.PRNumber, act.AcceptLabel); err == nil && ok {
-			n := &acc.notes[len(acc.notes)-1]
-			n.By, n.At = ev.Actor, ev.At.UTC().Format(time.RFC3339)
-		}
+	ev, ok, err := r.client.LastLabeled(ctx, owner, repo, r.target.PRNumber, r.act.AcceptLabel)
+	if err == nil && ok {
+		n := &acc.Notes[len(acc.Notes)-1]
+		n.By, n.At = ev.Actor, ev.At.UTC().Format(time.RFC3339)
 	}
 	if err != nil {
-		fmt.Fprintf(a.env.Stderr, "benchgate: who added the label %s could not be read: %v\n", act.AcceptLabel, pipeline.OneLine(err))
+		fmt.Fprintf(a.env.Stderr, "benchgate: who added the label %s could not be read: %v\n", r.act.AcceptLabel, pipeline.OneLine(err))
 	}
 }
 
@@ -403,142 +454,6 @@ func chownTree(dir, ref string) {
 		}
 		return nil
 	})
-}
-
-// publish writes the comment, the summary, the outputs and the annotations.
-// None of it changes the exit status.
-func (a *app) publish(ctx context.Context, gh *github.Actions, o outcome, target event.Target, act *config.Action, tr trust) {
-	v := *o.verdict
-	getenv := a.env.Getenv
-	warn := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		if err := gh.Annotate(github.Warning, "", 0, "benchgate", msg); err != nil {
-			fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", msg)
-		}
-	}
-	runURL := ""
-	if srv, repo, id := getenv("GITHUB_SERVER_URL"), getenv("GITHUB_REPOSITORY"), getenv("GITHUB_RUN_ID"); srv != "" && repo != "" && id != "" {
-		runURL = strings.TrimRight(srv, "/") + "/" + repo + "/actions/runs/" + id
-	}
-	var notes []string
-	if target.PRNumber > 0 && act.Comment != "never" {
-		if note := a.comment(ctx, v, o.meta, target, act, runURL, tr); note != "" {
-			notes = append(notes, note)
-			warn("%s", note)
-		}
-	}
-	meta := o.meta
-	meta.Notes = append(meta.Notes, notes...)
-	meta.Run.Deprecated = act.Deprecated // the summary's, not the pull request's
-	summary := report.Markdown(v, meta, report.Options{MaxChars: github.MaxStepSummary - 4096})
-	if err := gh.StepSummary(summary); err != nil && !errors.Is(err, github.ErrNotInActions) {
-		warn("job summary: %v", err)
-	}
-	if err := gh.SetOutputs(map[string]string{
-		"verdict":     map[bool]string{true: "pass", false: "fail"}[v.Pass],
-		"regressions": strconv.Itoa(len(v.Regressions())),
-		"blind":       strconv.Itoa(len(v.Blind())),
-		"report-json": ReportJSON,
-	}); err != nil && !errors.Is(err, github.ErrNotInActions) {
-		warn("step outputs: %v", err)
-	}
-	var anns []github.Annotation
-	// The module's directory in the workspace (a.cfg.Dir is not set in
-	// the action: the working-directory input is).
-	moduleDir := filepath.Join(firstNonEmpty(getenv("GITHUB_WORKSPACE"), a.env.Dir), act.WorkingDirectory)
-	for _, r := range v.Regressions() {
-		file, line := findBenchmark(getenv("GITHUB_WORKSPACE"), moduleDir, r.Package, r.Name)
-		sev := 1.0
-		if r.Delta != nil && !math.IsInf(*r.Delta, 0) {
-			sev = math.Abs(*r.Delta)
-		}
-		level, what := github.Error, "regressed"
-		if r.Accepted != nil {
-			// Reported, not gated: no error on a passing check.
-			level, what = github.Notice, "regressed (accepted on purpose)"
-		}
-		anns = append(anns, github.Annotation{
-			Level: level, File: file, Line: line, Severity: sev,
-			// Names and units are the change's text: invisible characters
-			// are shown, as in the reports.
-			Title:   fmt.Sprintf("benchgate: %s %s %s", report.Visible(r.Name), report.Visible(r.Unit), what),
-			Message: report.Visible(fmt.Sprintf("%s.%s %s: %s", r.Package, r.Name, r.Unit, report.ReasonText(r))),
-		})
-	}
-	if len(o.meta.Explain) > 0 {
-		// Where each regression comes from: its top site or function.
-		ws := firstNonEmpty(getenv("GITHUB_WORKSPACE"), a.env.Dir)
-		if mod, err := explain.ModuleRoot(filepath.Join(ws, act.WorkingDirectory)); err == nil {
-			anns = append(anns, whyAnnotations(ws, mod, v, o.meta)...)
-		}
-	}
-	for _, f := range v.HeadFailures() {
-		anns = append(anns, github.Annotation{Level: github.Error, Severity: math.Inf(1), Title: "benchgate: " + report.Visible(f.Name) + " failed on head", Message: report.Visible(f.Message)})
-	}
-	if dropped, err := gh.AnnotateWorst(anns); err != nil && !errors.Is(err, github.ErrNotInActions) {
-		fmt.Fprintf(a.env.Stderr, "benchgate: warning: annotations: %v\n", err)
-	} else if dropped > 0 {
-		fmt.Fprintf(a.env.Stderr, "benchgate: %d more regressions are in the summary (GitHub shows 10 annotations per type)\n", dropped)
-	}
-}
-
-// comment upserts the sticky comment and returns a note for the summary when
-// it could not.
-func (a *app) comment(ctx context.Context, v gate.Verdict, meta report.Meta, target event.Target, act *config.Action, runURL string, tr trust) string {
-	getenv := a.env.Getenv
-	if readOnlyFork(getenv("GITHUB_EVENT_NAME"), target) {
-		return forkSkipNote
-	}
-	// The token is read here, to publish, and nowhere else.
-	token := strings.TrimSpace(getenv(config.InputEnv("token")))
-	if token == "" {
-		return "no token input: the pull request comment was skipped (the report is in this summary)"
-	}
-	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
-	if !ok {
-		return "GITHUB_REPOSITORY is not set: the pull request comment was skipped"
-	}
-	c, err := github.NewCommenter(github.Options{
-		APIURL: getenv("GITHUB_API_URL"), Token: token, Author: act.CommentAuthor,
-		Logf: func(format string, args ...any) { fmt.Fprintf(a.env.Stderr, "benchgate: "+format+"\n", args...) },
-	})
-	if err != nil {
-		return fmt.Sprintf("pull request comment: %v", err)
-	}
-	if err := tr.checkPullRequest(ctx, c, owner, repo, target.PRNumber); err != nil {
-		return "no pull request comment: " + err.Error()
-	}
-	if act.Comment == "on-change" && !changed(v) {
-		exists, err := c.Exists(ctx, owner, repo, target.PRNumber, act.CommentKey)
-		if err != nil {
-			return commentNote(err)
-		}
-		if !exists {
-			fmt.Fprintf(a.env.Stderr, "benchgate: nothing changed; no comment (comment: on-change)\n")
-			return ""
-		}
-		// An earlier comment exists: bring it up to date rather than
-		// leave a stale regression on the pull request.
-	}
-	opts := report.Options{DetailsURL: runURL}
-	body := report.Markdown(v, meta, opts)
-	res, err := c.Upsert(ctx, owner, repo, target.PRNumber, act.CommentKey, body, func(max int) string {
-		o := opts
-		o.MaxChars = max
-		return report.Markdown(v, meta, o)
-	})
-	if err != nil {
-		return commentNote(err)
-	}
-	fmt.Fprintf(a.env.Stderr, "benchgate: pull request comment %s: %s\n", res.Action, res.URL)
-	return ""
-}
-
-func commentNote(err error) string {
-	if errors.Is(err, github.ErrForbidden) {
-		return "could not comment on the pull request: the token is read-only (a pull request from a fork gets a read-only token); the report is in this job summary. See the README for commenting on fork pull requests."
-	}
-	return "could not comment on the pull request: " + pipeline.OneLine(err)
 }
 
 // changed reports whether the verdict has anything worth a comment.

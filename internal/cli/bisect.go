@@ -108,7 +108,7 @@ func (c *stepComparer) Compare(ctx context.Context, x, y bisect.Commit, rounds i
 		return nil, err
 	}
 	o := step.measure(ctx, repo, job{
-		base: rev{x.SHA, gitrev.Short(x.SHA)}, head: rev{y.SHA, gitrev.Short(y.SHA)},
+		base: pipeline.Rev{SHA: x.SHA, Label: gitrev.Short(x.SHA)}, head: pipeline.Rev{SHA: y.SHA, Label: gitrev.Short(y.SHA)},
 		dir: c.dir, out: out,
 	})
 	if (o.code != ExitPass && o.code != ExitFail) || o.verdict == nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
 )
@@ -23,7 +24,7 @@ func (a *app) calibrate(ctx context.Context) int {
 		return a.errorf(ExitUsage, "%v", err)
 	}
 	sha := shas[0]
-	r := rev{sha, a.cfg.Rev}
+	r := pipeline.Rev{SHA: sha, Label: a.cfg.Rev}
 	return a.measure(ctx, repo, job{
 		base: r, head: r, dir: dir, out: a.cfg.Out,
 		dest: dest{json: a.cfg.JSON, markdown: a.cfg.Markdown, calibrate: true},

@@ -15,7 +15,9 @@ import (
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
 )
 
 // Exit statuses.
@@ -40,10 +42,12 @@ type Env struct {
 type app struct {
 	env Env
 	cfg *config.Config // as the user gave it: never edited
+	gh  *config.GitHub // the action's GitHub context, read once; nil outside the action
 	// commands, under GitHub Actions, is the writer of benchgate's own
 	// workflow commands (github.Log.Commands): progress folds the run's
 	// stages into groups of the log with it. nil elsewhere.
 	commands io.Writer
+	folded   *foldedProgress // the progress writer over commands, made once
 	// host is the CI job of a command other than the action (gitlab),
 	// for the sandbox; nil otherwise.
 	host *ciHost
@@ -101,6 +105,14 @@ func Run(ctx context.Context, args []string, env Env) int {
 	}
 }
 
+// githubContext is the action's GitHub context, the zero one outside it.
+func (a *app) githubContext() config.GitHub {
+	if a.gh == nil {
+		return config.GitHub{}
+	}
+	return *a.gh
+}
+
 func (a *app) errorf(code int, format string, args ...any) int {
 	fmt.Fprintf(a.env.Stderr, "benchgate: "+format+"\n", args...)
 	return code
@@ -111,9 +123,26 @@ func (a *app) progress() io.Writer {
 		return nil
 	}
 	if a.commands != nil {
-		return &foldedProgress{w: a.env.Stderr, commands: a.commands}
+		if a.folded == nil {
+			a.folded = &foldedProgress{w: a.env.Stderr, commands: a.commands}
+		}
+		return a.folded
 	}
 	return a.env.Stderr
+}
+
+// step prints a run's step as report words it: a warning always, progress
+// unless --quiet.
+func (a *app) step(s pipeline.Step) {
+	if title := report.StageTitle(s); title != "" {
+		runner.Stage(a.progress(), title)
+	}
+	lines, warn := report.StepLines(s)
+	for _, l := range lines {
+		if warn || !a.cfg.Quiet {
+			fmt.Fprintf(a.env.Stderr, "benchgate: %s\n", l)
+		}
+	}
 }
 
 // resolve makes a -C directory absolute ("" is the working directory).
@@ -135,10 +164,10 @@ func (a *app) path(p string) string {
 	return filepath.Join(a.env.Dir, p)
 }
 
-// conclude writes the reports to d and maps the verdict to the exit status.
-func (a *app) conclude(v gate.Verdict, meta report.Meta, d dest) outcome {
-	meta.Tool = a.tool()
-	meta.Request = d.request
+// conclude writes the reports of v and its record to d and maps the
+// verdict to the exit status.
+func (a *app) conclude(v gate.Verdict, rec pipeline.Record, d dest) outcome {
+	meta := report.Meta{Record: rec, Tool: a.tool(), Request: d.request}
 	if d.calibrate {
 		return a.calibrationReport(v, meta, d)
 	}

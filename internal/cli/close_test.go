@@ -111,6 +111,8 @@ func actionSandbox(t *testing.T, root string, vars map[string]string) (*prison, 
 	var stderr bytes.Buffer
 	a := &app{env: Env{Getenv: func(k string) string { return vars[k] }, Stderr: &stderr, MountInfo: vars["mountinfo (not a var)"],
 		Environ: []string{"PATH=" + os.Getenv("PATH")}}, cfg: &config.Config{Command: "action"}}
+	gh := config.GitHubContext(a.env.Getenv)
+	a.gh = &gh
 	p, err := a.sandbox(tmp, []string{filepath.Join(tmp, "trees", "base"), filepath.Join(tmp, "trees", "head")})
 	if p != nil {
 		t.Cleanup(p.release)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/event"
@@ -39,23 +38,21 @@ type dataBranch struct {
 	read                int    // the bytes the branch's ledger had
 }
 
-// openDataBranch reads the ledger of act.HistoryBranch into a temporary
-// file and points cfg's --ledger at it; on a push to the default branch it
-// sets --record too. Without a token or repository, or when the branch
-// cannot be read, it returns nil and why: the run goes on without history.
-func (a *app) openDataBranch(ctx context.Context, cfg *config.Config, act *config.Action, eventName string, target event.Target) (*dataBranch, error) {
-	getenv := a.env.Getenv
-	token := strings.TrimSpace(getenv(config.InputEnv("token")))
-	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
-	if token == "" || !ok {
+// openDataBranch reads the ledger of the history-branch input into a
+// temporary file and points cfg's --ledger at it; on a push to the
+// default branch it sets --record too. Without a token or repository, or
+// when the branch cannot be read, it returns nil and why: the run goes
+// on without history.
+func (a *app) openDataBranch(ctx context.Context, cfg *config.Config, r *actionRun) (*dataBranch, error) {
+	owner, repo, ok := a.gh.OwnerRepo()
+	c := r.client
+	switch {
+	case c == nil && r.clientErr != nil:
+		return nil, fmt.Errorf("input history: %v", r.clientErr)
+	case c == nil || !ok:
 		return nil, errors.New("input history: no token input or GITHUB_REPOSITORY: no history")
 	}
-	c, err := github.NewCommenter(github.Options{APIURL: getenv("GITHUB_API_URL"), Token: token,
-		Logf: func(format string, args ...any) { fmt.Fprintf(a.env.Stderr, "benchgate: "+format+"\n", args...) }})
-	if err != nil {
-		return nil, fmt.Errorf("input history: %v", err)
-	}
-	d := &dataBranch{c: c, owner: owner, repo: repo, branch: act.HistoryBranch, record: recordsHistory(eventName, target)}
+	d := &dataBranch{c: c, owner: owner, repo: repo, branch: r.act.HistoryBranch, record: recordsHistory(a.gh.EventName, r.target)}
 	data, _, err := c.ReadFile(ctx, owner, repo, d.branch, ledgerFile)
 	if err != nil && !errors.Is(err, github.ErrNoBranch) {
 		return nil, fmt.Errorf("input history: reading the ledger: %v", err)

@@ -6,11 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/report"
@@ -26,63 +24,26 @@ func row(name, unit string, kind gate.Kind, status gate.Status, fails bool) gate
 	return r
 }
 
-// The annotations point at the top site in the workspace (for a site
-// outside the module, the module's line that called it) or the top
-// function; never outside the workspace.
-func TestWhyAnnotations(t *testing.T) {
+// An explanation's annotation goes to its line of the module in the
+// workspace; one whose file leaves the module, or the workspace, is not
+// shown.
+func TestPlaceAnnotations(t *testing.T) {
 	ws := t.TempDir()
 	mod := filepath.Join(ws, "sub")
 	if err := os.MkdirAll(mod, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	delta := 1.0
-	reg := func(name, unit string, kind gate.Kind) gate.Result {
-		r := row(name, unit, kind, gate.Regression, true)
-		r.Delta = &delta
-		return r
+	if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module example.com/m\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	v := gate.Verdict{Results: []gate.Result{
-		reg("Join", "allocs/op", gate.Allocs), reg("Mix", "sec/op", gate.Time), reg("Evil", "allocs/op", gate.Allocs), reg("Lost", "B/op", gate.Bytes),
-		reg("Grow", "instructions/op", gate.Instructions),
-	}}
-	m := report.Meta{Explain: []report.Why{
-		{Package: "example.com/m", Name: "Join", Unit: "allocs/op", Explain: explain.Explanation{Sites: []explain.Site{{
-			Function: "strings.Clone", File: "/usr/local/go/src/strings/clone.go", Line: 27, Base: 0, Head: 1,
-			Caller: &explain.Frame{Function: "example.com/m.Join", File: "mix.go", Line: 22}}}}},
-		{Package: "example.com/m", Name: "Mix", Unit: "sec/op", Explain: explain.Explanation{Functions: []explain.Func{{
-			Function: "example.com/m.Mix", File: "mix.go", Line: 12, Base: 1e-7, Head: 4e-7}}}},
-		{Package: "example.com/m", Name: "Evil", Unit: "allocs/op", Explain: explain.Explanation{Sites: []explain.Site{{
-			Function: "example.com/m.Evil", File: "../../etc/passwd", Line: 1, Head: 1}}}},
-		{Package: "example.com/m", Name: "Lost", Unit: "B/op", Err: "profiling failed"},
-		{Package: "example.com/m", Name: "Grow", Unit: "instructions/op", Explain: explain.Explanation{Functions: []explain.Func{{
-			Function: "example.com/m.Work\u200b", File: "lib.go", Line: 10, Base: 12000, Head: 12600, ShareBase: 1, ShareHead: 1}}}},
-	}}
-	got := whyAnnotations(ws, mod, v, m)
-	if len(got) != 3 {
-		t.Fatalf("%d annotations, want 3: %+v", len(got), got)
-	}
-	want := []struct {
-		file  string
-		line  int
-		title string
-	}{
-		{"sub/mix.go", 22, "benchgate: Join +1 allocs/op here"},
-		{"sub/mix.go", 12, "benchgate: Mix sec/op: example.com/m.Mix got slower"},
-		{"sub/lib.go", 10, "benchgate: Grow instructions/op: example.com/m.Work<U+200B> runs more instructions"},
-	}
-	for i, w := range want {
-		a := got[i]
-		if a.Level != github.Notice || a.File != w.file || a.Line != w.line || a.Title != w.title {
-			t.Errorf("annotation %d: %+v, want %s:%d %q", i, a, w.file, w.line, w.title)
+	for _, c := range []struct {
+		file string
+		want string // "" for not shown
+	}{{"mix.go", "sub/mix.go"}, {"p/lib.go", "sub/p/lib.go"}, {"../../etc/passwd", ""}, {"/etc/passwd", ""}} {
+		g, ok := place(report.Annotation{Level: report.Notice, File: c.file, Line: 3}, ws, ws, mod)
+		if ok != (c.want != "") || ok && (g.File != c.want || g.Line != 3 || g.Level != github.Notice) {
+			t.Errorf("%s: %+v, shown %v; want %q", c.file, g, ok, c.want)
 		}
-	}
-	if msg := got[0].Message; msg != "mix.go:22: 0 → 1 allocs/op in strings.Clone (/usr/local/go/src/strings/clone.go:27), called here by example.com/m.Join; the regression of example.com/m.Join allocs/op" {
-		t.Errorf("message: %q", msg)
-	}
-	// A function's name comes from the code measured: its invisible
-	// characters are shown.
-	if msg := got[2].Message; msg != "example.com/m.Work<U+200B>: 12000 → 12600 instructions/op of its own code (100% → 100% of the count), the largest change in the instruction counts; the regression of example.com/m.Grow instructions/op" {
-		t.Errorf("message: %q", msg)
 	}
 }
 
@@ -126,38 +87,5 @@ func TestExplainDoesNotFollowLinks(t *testing.T) {
 	}
 	if strings.Contains(o.String(), "explain: profiled") {
 		t.Errorf("a note says the benchmark was profiled:\n%s", o.String())
-	}
-}
-
-// mergedExplain keeps the shards' explanations of the rows the merged
-// verdict flags, once each, without the shards' commands: not those of a
-// time regression that vanished on confirmation, nor of unchanged rows.
-func TestMergedExplain(t *testing.T) {
-	no := false
-	vanished := row("Vanished", "sec/op", gate.Time, gate.Regression, false)
-	vanished.Confirmed = &no
-	v := gate.Verdict{Results: []gate.Result{
-		row("Join", "allocs/op", gate.Allocs, gate.Regression, true),
-		row("Mix", "sec/op", gate.Time, gate.Regression, true),
-		row("Fast", "instructions/op", gate.Instructions, gate.Improvement, false),
-		row("Same", "B/op", gate.Bytes, gate.Unchanged, false),
-		vanished,
-	}}
-	why := func(name, unit string) report.Why {
-		return report.Why{Package: "example.com/m", Name: name, Unit: unit, Command: "go tool pprof shard/explain/x"}
-	}
-	got := mergedExplain(v, []report.Why{
-		why("Join", "allocs/op"), why("Mix", "sec/op"), why("Mix", "sec/op"), why("Fast", "instructions/op"),
-		why("Same", "B/op"), why("Vanished", "sec/op"), why("Join", "B/op"),
-	})
-	var keys []string
-	for _, w := range got {
-		keys = append(keys, w.Name+" "+w.Unit)
-		if w.Command != "" {
-			t.Errorf("%s %s keeps the shard's command %q", w.Name, w.Unit, w.Command)
-		}
-	}
-	if want := []string{"Join allocs/op", "Mix sec/op", "Fast instructions/op"}; !slices.Equal(keys, want) {
-		t.Errorf("merged explanations %q, want %q", keys, want)
 	}
 }

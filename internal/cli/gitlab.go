@@ -65,7 +65,7 @@ func (a *app) gitlab(ctx context.Context) int {
 		return a.errorf(ExitUsage, "%s and %s are the same commit %s: nothing to compare (pass --base)", target.BaseFrom, target.HeadFrom, gitrev.Short(baseSHA))
 	}
 	j := job{
-		base: rev{baseSHA, target.BaseLabel}, head: rev{headSHA, target.HeadLabel},
+		base: pipeline.Rev{SHA: baseSHA, Label: target.BaseLabel}, head: pipeline.Rev{SHA: headSHA, Label: target.HeadLabel},
 		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm, prHead: target.MRHead,
 		dest:   dest{json: a.cfg.JSON, markdown: a.cfg.Markdown, request: mrRequest(target.IID)},
 		accept: localAcceptance(a.cfg.AcceptTrailers, cmp.Or(target.MRHead, headSHA)),
@@ -159,12 +159,10 @@ func (a *app) gitlabNote(ctx context.Context, o outcome, ci gitlab.Pipeline, t g
 			return
 		}
 	}
-	opts := report.Options{DetailsURL: ci.JobURL}
-	res, err := c.Upsert(ctx, t.Project, t.IID, key, report.Markdown(v, o.meta, opts), func(max int) string {
-		o2 := opts
-		o2.MaxChars = max
-		return report.Markdown(v, o.meta, o2)
-	})
+	// report fits the note to what GitLab takes (bytes: never fewer than
+	// its characters), behind the marker's line.
+	opts := report.Options{DetailsURL: ci.JobURL, MaxChars: gitlab.MaxNoteLength - len(gitlab.Marker(key)) - 1}
+	res, err := c.Upsert(ctx, t.Project, t.IID, key, report.Markdown(v, o.meta, opts), nil)
 	if err != nil {
 		say("%s", noteFailure(err, t))
 		return

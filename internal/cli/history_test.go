@@ -16,6 +16,7 @@ import (
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/ledger"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/stats"
 	"github.com/benchgate/benchgate/internal/testenv"
@@ -212,7 +213,7 @@ func TestRecord(t *testing.T) {
 	v := gate.Judge(stats.CompareAlpha(set, 0.95, 0.01), nil, gate.DefaultPolicy())
 	var e bytes.Buffer
 	a := &app{env: Env{Stderr: &e, Dir: repo, Environ: env}, cfg: &configForRecord}
-	if err := a.record(v, report.Meta{BaseSHA: baseSHA, HeadSHA: headSHA, HeadGo: "go1.26.0"}); err != nil {
+	if err := a.record(v, report.Meta{Record: pipeline.Record{BaseSHA: baseSHA, HeadSHA: headSHA, HeadGo: "go1.26.0"}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ledger.ReadFile(filepath.Join(repo, "l.jsonl"))

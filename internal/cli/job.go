@@ -12,45 +12,23 @@ import (
 	"github.com/benchgate/benchgate/internal/runner"
 )
 
-// A rev is a commit and the name reports give it ("main", "abc123^1").
-type rev struct{ SHA, Label string }
-
 // A job is one measurement as its command resolved it. The Config stays as
 // the user gave it; what a command decides on top of it (the commits and
 // their labels, the module's directory, where the raw files and reports go,
 // whether to confirm) is here, and plan turns both into the pipeline's Plan.
 type job struct {
-	base, head rev
+	base, head pipeline.Rev
 	dir        string // the module's directory
 	out        string // where the raw files are kept; "" for a temporary directory
 	confirm    bool   // re-run flagged time regressions
 	prHead     string // the pull request's head commit, recorded in a shard manifest
 	dest       dest
 	// accept says which acceptances apply besides --accept.
-	accept acceptance
+	accept pipeline.Acceptance
 	// policyAt, when set, is the commit the policy file is read from
 	// instead of base, and its label why ("the merge base of feature-1
 	// and main (a stacked pull request: ...)").
-	policyAt rev
-}
-
-// acceptance says which Benchgate-Accept trailers and which label accept
-// regressions, and who is credited (pipeline.Acceptance).
-type acceptance struct {
-	trailersOf, trailersBy  string
-	trailersOff             report.TrailersOff
-	label, labelBy, labelAt string
-	// acceptLabel is the label a note that trailers are off names; notes
-	// say why a label on the pull request accepts nothing.
-	acceptLabel string
-	notes       []report.PolicyNote
-}
-
-func (acc acceptance) plan() pipeline.Acceptance {
-	return pipeline.Acceptance{
-		TrailersOf: acc.trailersOf, TrailersOff: acc.trailersOff, TrailersBy: acc.trailersBy,
-		Label: acc.label, LabelBy: acc.labelBy, LabelAt: acc.labelAt, AcceptLabel: acc.acceptLabel, Notes: acc.notes,
-	}
+	policyAt pipeline.Rev
 }
 
 // dest says where a judgement's reports go besides standard output.
@@ -87,7 +65,7 @@ func (a *app) failf(code int, format string, args ...any) outcome {
 // settings, the seed, the shard, where the policy comes from and what
 // accepts. Its errors are the user's input.
 func (a *app) plan(j job) (pipeline.Plan, error) {
-	src := pipeline.PolicySource{Given: a.cfg.Given["policy"], At: pipeline.Rev(j.policyAt), Acceptance: j.accept.plan()}
+	src := pipeline.PolicySource{Given: a.cfg.Given["policy"], At: j.policyAt, Acceptance: j.accept}
 	if a.cfg.Policy != "none" {
 		rel, err := a.policyPath()
 		if err != nil {
@@ -101,7 +79,7 @@ func (a *app) plan(j job) (pipeline.Plan, error) {
 	}
 	src.Accepts = accepts
 	seed := a.cfg.Seed
-	if !a.cfg.SeedSet {
+	if !a.cfg.Given["seed"] {
 		seed = rand.Int64N(1 << 31)
 	}
 	outPath := j.out
@@ -110,7 +88,7 @@ func (a *app) plan(j job) (pipeline.Plan, error) {
 	}
 	c := a.cfg
 	return pipeline.Plan{
-		Base: pipeline.Rev(j.base), Head: pipeline.Rev(j.head),
+		Base: j.base, Head: j.head,
 		Out: j.out, OutPath: outPath,
 		Time:         c.Measures(config.LaneTime) || j.dest.calibrate,
 		Instructions: c.Measures(config.LaneInstructions) && !j.dest.calibrate,
@@ -141,7 +119,7 @@ func (a *app) flags() pipeline.Flags {
 	p.InstructionThreshold = a.cfg.InstructionsThreshold
 	p.Test = a.cfg.Test
 	p.SetFailOn(failOnWords(a.cfg.FailOn))
-	if !a.cfg.FailOnSet && a.cfg.Measures(config.LaneInstructions) {
+	if !a.cfg.Given["fail-on"] && a.cfg.Measures(config.LaneInstructions) {
 		p.FailOn[gate.Instructions] = true
 	}
 	p.Selective = a.selective()
@@ -149,7 +127,6 @@ func (a *app) flags() pipeline.Flags {
 	return pipeline.Flags{
 		Policy:         p,
 		ThresholdGiven: g["threshold"], AlphaGiven: g["alpha"], InstructionsGiven: g["instructions-threshold"], FailOnGiven: g["fail-on"],
-		FailOnSet: a.cfg.FailOnSet,
 		Estimator: a.cfg.Estimator,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/github/githubtest"
 	"github.com/benchgate/benchgate/internal/gitrev"
+	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
@@ -33,23 +34,23 @@ func TestLabelBelongsToMaintainers(t *testing.T) {
 		fault                    bool
 		// want
 		accepted bool
-		code     report.PolicyNoteCode
+		code     policy.NoteCode
 		text     string
 		lookups  int
 	}{
 		{name: "a maintainer", sender: "maintainer", accepted: true, lookups: 1},
 		{name: "an admin", sender: "admin1", accepted: true, lookups: 1},
 		{name: "write access", sender: "dev", accepted: true, lookups: 1},
-		{name: "triage is not write", sender: "helper", code: report.LabelNoWrite, lookups: 1,
+		{name: "triage is not write", sender: "helper", code: policy.LabelNoWrite, lookups: 1,
 			text: "@helper, who added the label benchgate-accept, has triage (read) access to the repository, not write"},
-		{name: "not a collaborator", sender: "stranger", code: report.LabelNoWrite, lookups: 1, text: "has none access"},
-		{name: "the author, even with write access", sender: "MONA", code: report.LabelByAuthor,
+		{name: "not a collaborator", sender: "stranger", code: policy.LabelNoWrite, lookups: 1, text: "has none access"},
+		{name: "the author, even with write access", sender: "MONA", code: policy.LabelByAuthor,
 			text: "added by @MONA, the pull request's author"},
-		{name: "a bot", sender: "labeler[bot]", senderType: "Bot", code: report.LabelByBot, text: "a bot the policy file does not trust"},
-		{name: "a bot account by its type", sender: "ci-robot", senderType: "Bot", code: report.LabelByBot},
+		{name: "a bot", sender: "labeler[bot]", senderType: "Bot", code: policy.LabelByBot, text: "a bot the policy file does not trust"},
+		{name: "a bot account by its type", sender: "ci-robot", senderType: "Bot", code: policy.LabelByBot},
 		{name: "a trusted bot", sender: "release-bot[bot]", senderType: "Bot", trusted: []string{"other[bot]", "Release-Bot[bot]"}, accepted: true},
-		{name: "no token", sender: "maintainer", token: "-", code: report.LabelUnverified, text: "no token input"},
-		{name: "GitHub fails", sender: "maintainer", fault: true, code: report.LabelUnverified, lookups: 1, text: "could not be read"},
+		{name: "no token", sender: "maintainer", token: "-", code: policy.LabelUnverified, text: "no token input"},
+		{name: "GitHub fails", sender: "maintainer", fault: true, code: policy.LabelUnverified, lookups: 1, text: "could not be read"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			token := "t0ken"
@@ -58,6 +59,8 @@ func TestLabelBelongsToMaintainers(t *testing.T) {
 			}
 			env := map[string]string{"INPUT_TOKEN": token, "GITHUB_REPOSITORY": "owner/repo", "GITHUB_API_URL": srv.APIURL()}
 			a := &app{env: Env{Getenv: func(k string) string { return env[k] }, Stderr: io.Discard, Stdout: io.Discard}}
+			gh := config.GitHubContext(a.env.Getenv)
+			a.gh = &gh
 			target := event.Target{PRNumber: 7, HeadSHA: headSHA1, Author: "mona", Action: "labeled", Labels: []string{"benchgate-accept"},
 				LabelAdded: "benchgate-accept", Sender: c.sender, SenderType: c.senderType}
 			if c.fault {
@@ -65,23 +68,25 @@ func TestLabelBelongsToMaintainers(t *testing.T) {
 			}
 			before := lookups(srv)
 			acc := actionAcceptance("pull_request", target, "benchgate-accept", false, mergeSHA)
-			if acc.label == "" {
+			if acc.Label == "" {
 				t.Fatal("fixture: the labeled event does not accept before the check")
 			}
-			a.checkLabeler(context.Background(), target, func() []string { return c.trusted }, &acc)
+			r := &actionRun{target: target, act: &config.Action{}}
+			r.client, r.clientErr = a.newClient(r.act)
+			a.checkLabeler(context.Background(), r, func() []string { return c.trusted }, &acc)
 			if got := lookups(srv) - before; got != c.lookups {
 				t.Errorf("%d permission lookups, want %d", got, c.lookups)
 			}
 			if c.accepted {
-				if acc.label == "" || acc.labelBy != "@"+c.sender || len(acc.notes) != 0 {
-					t.Errorf("label %q by %q, notes %+v: want accepted by @%s", acc.label, acc.labelBy, acc.notes, c.sender)
+				if acc.Label == "" || acc.LabelBy != "@"+c.sender || len(acc.Notes) != 0 {
+					t.Errorf("label %q by %q, notes %+v: want accepted by @%s", acc.Label, acc.LabelBy, acc.Notes, c.sender)
 				}
 				return
 			}
-			if acc.label != "" || len(acc.notes) != 1 || acc.notes[0].Code != c.code || acc.notes[0].Sender != c.sender {
-				t.Fatalf("label %q, notes %+v: want none, one %s note naming %s", acc.label, acc.notes, c.code, c.sender)
+			if acc.Label != "" || len(acc.Notes) != 1 || acc.Notes[0].Code != c.code || acc.Notes[0].Sender != c.sender {
+				t.Fatalf("label %q, notes %+v: want none, one %s note naming %s", acc.Label, acc.Notes, c.code, c.sender)
 			}
-			if text := report.PolicyNoteText(acc.notes[0]); !strings.HasPrefix(text, "not accepted: ") || !strings.Contains(text, c.text) {
+			if text := report.PolicyNoteText(acc.Notes[0]); !strings.HasPrefix(text, "not accepted: ") || !strings.Contains(text, c.text) {
 				t.Errorf("note %q, want it to say %q", text, c.text)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 )
 
@@ -23,13 +24,16 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	if err != nil {
 		return a.failf(ExitUsage, "%v", err)
 	}
-	env := pipeline.Env{Progress: a.progress(), Stderr: a.env.Stderr, Environ: a.environ(), GitEnv: a.gitEnv()}
+	env := pipeline.Env{Progress: a.progress(), Steps: a.step, Stderr: a.env.Stderr, Environ: a.environ(), GitEnv: a.gitEnv()}
 	ws, err := pipeline.Prepare(ctx, p, repo, env)
 	if ws != nil {
 		defer ws.Close()
 	}
 	if err != nil {
 		return a.stageFailed(err)
+	}
+	for _, n := range ws.Rules.Notes() {
+		fmt.Fprintf(a.env.Stderr, "benchgate: warning: %s\n", report.PolicyNoteText(n))
 	}
 	sb, err := a.sandbox(ws.Tmp, ws.Paths())
 	if sb != nil {
@@ -58,7 +62,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 	case err != nil:
 		return a.stageFailed(err)
 	}
-	return a.conclude(res.Verdict, res.Meta, d)
+	return a.conclude(res.Verdict, res.Record, d)
 }
 
 // stageFailed is the outcome of a stage's error: exit status 2 for the

@@ -15,7 +15,7 @@ import (
 
 	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/shard"
 
 	"github.com/benchgate/benchgate/internal/testenv"
@@ -52,14 +52,14 @@ func outsideFile(t *testing.T) string {
 func TestReportDoesNotFollowSymlink(t *testing.T) {
 	ws := compareDir(t)
 	victimJSON, victimMD := outsideFile(t), outsideFile(t)
-	if err := os.Symlink(victimJSON, filepath.Join(ws, ReportJSON)); err != nil {
+	if err := os.Symlink(victimJSON, filepath.Join(ws, reportJSON)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(victimMD, filepath.Join(ws, "report.md")); err != nil {
 		t.Fatal(err)
 	}
 	var o, e bytes.Buffer
-	code := Run(context.Background(), []string{"compare", "b.txt", "h.txt", "--json", ReportJSON, "--markdown", "report.md"}, Env{Stdout: &o, Stderr: &e, Dir: ws})
+	code := Run(context.Background(), []string{"compare", "b.txt", "h.txt", "--json", reportJSON, "--markdown", "report.md"}, Env{Stdout: &o, Stderr: &e, Dir: ws})
 	if code != ExitPass {
 		t.Fatalf("exit %d\n%s", code, e.String())
 	}
@@ -68,7 +68,7 @@ func TestReportDoesNotFollowSymlink(t *testing.T) {
 			t.Errorf("file outside the workspace overwritten through the link (%.40q...)", b)
 		}
 	}
-	for _, n := range []string{ReportJSON, "report.md"} {
+	for _, n := range []string{reportJSON, "report.md"} {
 		fi, err := os.Lstat(filepath.Join(ws, n))
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
 			t.Errorf("%s is not the report: %v, %v", n, fi, err)
@@ -196,7 +196,7 @@ func failingApp(t *testing.T, out string) (*app, dest, *bytes.Buffer, *bytes.Buf
 // and the one error line says where (exit 3).
 func TestReportLostKeepsRaw(t *testing.T) {
 	a, d, o, e, gone := failingApp(t, "")
-	code := a.conclude(gate.Verdict{Pass: true}, report.Meta{}, d).code
+	code := a.conclude(gate.Verdict{Pass: true}, pipeline.Record{}, d).code
 	if code != ExitTool {
 		t.Errorf("exit %d, want %d", code, ExitTool)
 	}
@@ -225,7 +225,7 @@ func TestReportLostNamesOut(t *testing.T) {
 	out := t.TempDir()
 	a, d, _, e, _ := failingApp(t, out)
 	d.markdown = filepath.Join(a.env.Dir, "nope", "r.md")
-	code := a.conclude(gate.Verdict{Pass: true}, report.Meta{}, d).code
+	code := a.conclude(gate.Verdict{Pass: true}, pipeline.Record{}, d).code
 	want := "; the report is above and the raw results are kept in " + out + "\n"
 	if code != ExitTool || !strings.HasSuffix(e.String(), want) || !strings.Contains(e.String(), "benchgate: --markdown ") || !strings.Contains(e.String(), "; --json ") || strings.Count(e.String(), "\n") != 1 {
 		t.Errorf("exit %d, stderr %q; want 3 and one line naming both files, ending %q", code, e.String(), want)
@@ -438,7 +438,7 @@ func TestChownLikeSkipsHardLinks(t *testing.T) {
 		}
 		return fi.Sys().(*syscall.Stat_t).Uid
 	}
-	ours := filepath.Join(ws, ReportJSON)
+	ours := filepath.Join(ws, reportJSON)
 	os.WriteFile(ours, nil, 0o644)
 	chownLike(ours, ws)
 	if owner(ours) != 4242 {

@@ -22,7 +22,7 @@ func (a *app) preflight(ctx context.Context, repo *gitrev.Repo, j job) error {
 	sub := filepath.ToSlash(repo.Subdir())
 	sides := []struct {
 		name string
-		rev  rev
+		rev  pipeline.Rev
 	}{{"base", j.base}, {"head", j.head}}
 	if j.base.SHA == j.head.SHA {
 		sides = sides[1:]

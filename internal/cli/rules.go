@@ -6,7 +6,6 @@ import (
 
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/policy"
-	"github.com/benchgate/benchgate/internal/report"
 )
 
 // policyPath checks --policy: a path inside the module's directory.
@@ -42,10 +41,10 @@ func (a *app) fileRules() (*pipeline.Rules, error) {
 
 // localAcceptance is what run accepts besides --accept: with
 // --accept-trailers, the trailers of head, whose author nobody verified.
-func localAcceptance(on bool, head string) acceptance {
-	acc := acceptance{trailersOf: head}
+func localAcceptance(on bool, head string) pipeline.Acceptance {
+	acc := pipeline.Acceptance{TrailersOf: head}
 	if !on {
-		acc.trailersOff = report.OffFlag
+		acc.TrailersOff = policy.OffFlag
 	}
 	return acc
 }

@@ -28,7 +28,7 @@ func (a *app) run(ctx context.Context, dir string) outcome {
 	}
 	a.warnUncommitted(ctx, repo, dir, headSHA)
 	return a.measure(ctx, repo, job{
-		base: rev{baseSHA, a.cfg.Base}, head: rev{headSHA, a.cfg.Head},
+		base: pipeline.Rev{SHA: baseSHA, Label: a.cfg.Base}, head: pipeline.Rev{SHA: headSHA, Label: a.cfg.Head},
 		dir: dir, out: a.cfg.Out, confirm: a.cfg.Confirm,
 		dest:   dest{json: a.cfg.JSON, markdown: a.cfg.Markdown},
 		accept: localAcceptance(a.cfg.AcceptTrailers, headSHA),

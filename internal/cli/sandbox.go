@@ -155,7 +155,7 @@ func (a *app) sandbox(tmp string, trees []string) (*prison, error) {
 		return nil, err
 	}
 	p.Sandbox = sb
-	if ws := a.env.Getenv("GITHUB_WORKSPACE"); ws != "" {
+	if ws := a.githubContext().Workspace; ws != "" {
 		// Give the home back to the workspace's owner at the end, so that
 		// the runner user can cache and clean it.
 		p.undo = append(p.undo, func() {
@@ -211,7 +211,7 @@ func (a *app) closeAll(p *prison, u sandbox.User, tmp string) error {
 		if len(p.open) > 0 && a.host.privileged != "" {
 			return &refusal{event: a.host.privileged, open: p.open}
 		}
-	} else if ev := a.env.Getenv("GITHUB_EVENT_NAME"); len(p.open) > 0 && !slices.Contains(event.Trusted, ev) {
+	} else if ev := a.githubContext().EventName; len(p.open) > 0 && !slices.Contains(event.Trusted, ev) {
 		return &refusal{event: ev, open: p.open}
 	}
 	return nil

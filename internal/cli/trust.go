@@ -10,13 +10,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/event"
 	"github.com/benchgate/benchgate/internal/github"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/pipeline"
-	"github.com/benchgate/benchgate/internal/report"
-	"github.com/benchgate/benchgate/internal/shard"
+	"github.com/benchgate/benchgate/internal/policy"
 )
 
 // What the action trusts, and what it does not.
@@ -54,39 +52,17 @@ type trust struct {
 // possibly untrusted, run: a workflow_run job.
 func (t trust) artifactJob() bool { return t.event == "workflow_run" }
 
-// trustedCommits replaces the commits the shards' manifests claim with the
-// event's, for a job that merges another run's artifact: head is
-// workflow_run.head_sha, and base, which nothing trusted names, is left
-// out. A claim that disagrees with the event gets a note.
-func (t trust) trustedCommits(meta *report.Meta, manifests []shard.Manifest) {
-	if !t.artifactJob() || len(manifests) == 0 {
-		return
+// artifact says, for a merge, that the shards' directories are another
+// run's artifact (a workflow_run job): the report names the event's head
+// commit, never the manifests' (pipeline.Artifact); nil otherwise.
+func (t trust) artifact() *pipeline.Artifact {
+	if !t.artifactJob() {
+		return nil
 	}
-	m := manifests[0]
-	meta.BaseRef, meta.BaseSHA = "", ""
-	run := t.run
-	if run == nil {
-		meta.HeadRef, meta.HeadSHA = "", ""
-		meta.Notes = append(meta.Notes, "the workflow_run event could not be read, so the commits are unknown: "+
-			"the artifact's shard.json names them, but it is not trusted")
-		return
+	if t.run == nil {
+		return &pipeline.Artifact{}
 	}
-	meta.HeadRef, meta.HeadSHA = gitrev.Short(run.HeadSHA), run.HeadSHA
-	// A pull_request run measures GitHub's test merge commit and records
-	// the pull request's head beside it; other runs measure the head itself.
-	claimed := firstNonEmpty(m.PRHeadSHA, m.HeadSHA)
-	if !strings.EqualFold(claimed, run.HeadSHA) {
-		meta.Notes = append(meta.Notes, fmt.Sprintf("the artifact's shard.json says its run measured commit %s, "+
-			"but the workflow_run event's commit is %s: the report names the event's commit, and the results may be of another one",
-			orNone(gitrev.Short(claimed)), gitrev.Short(run.HeadSHA)))
-	}
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
+	return &pipeline.Artifact{HeadSHA: t.run.HeadSHA}
 }
 
 // checkPullRequest decides whether pull request number of owner/repo may get
@@ -140,36 +116,37 @@ func orDeleted(repo string) string {
 // maintain or write; the triage role can add labels and is not enough).
 // A trusted bot is not looked up (an app has no collaborator role).
 // Otherwise the label accepts nothing, and a note says why.
-func (a *app) checkLabeler(ctx context.Context, target event.Target, trusted func() []string, acc *acceptance) {
-	if acc.label == "" {
+func (a *app) checkLabeler(ctx context.Context, r *actionRun, trusted func() []string, acc *pipeline.Acceptance) {
+	target := r.target
+	if acc.Label == "" {
 		return
 	}
 	sender := target.Sender
-	n := report.PolicyNote{Label: acc.label, Commit: gitrev.Short(target.HeadSHA), Sender: sender}
+	n := policy.Note{Label: acc.Label, Commit: gitrev.Short(target.HeadSHA), Sender: sender}
 	isBot := strings.EqualFold(target.SenderType, "Bot") || strings.HasSuffix(strings.ToLower(sender), "[bot]")
 	trustedBot := isBot && slices.ContainsFunc(trusted(), func(b string) bool { return strings.EqualFold(b, sender) })
 	switch {
 	case target.Author == "":
-		n.Code, n.Err = report.LabelUnverified, "the event names no pull request author to tell the sender from"
+		n.Code, n.Err = policy.LabelUnverified, "the event names no pull request author to tell the sender from"
 	case strings.EqualFold(sender, target.Author):
-		n.Code = report.LabelByAuthor
+		n.Code = policy.LabelByAuthor
 	case trustedBot:
 		return
 	case isBot:
-		n.Code = report.LabelByBot
+		n.Code = policy.LabelByBot
 	default:
-		p, err := a.permission(ctx, sender)
+		p, err := a.permission(ctx, r, sender)
 		switch {
 		case err != nil:
-			n.Code, n.Err = report.LabelUnverified, pipeline.OneLine(err)
+			n.Code, n.Err = policy.LabelUnverified, pipeline.OneLine(err)
 		case !p.CanWrite():
-			n.Code, n.Access = report.LabelNoWrite, p.String()
+			n.Code, n.Access = policy.LabelNoWrite, p.String()
 		default:
 			return
 		}
 	}
-	acc.label, acc.labelBy, acc.labelAt = "", "", ""
-	acc.notes = append(acc.notes, n)
+	acc.Label, acc.LabelBy, acc.LabelAt = "", "", ""
+	acc.Notes = append(acc.Notes, n)
 }
 
 // trustedBots are the bots that the policy file in force names
@@ -193,26 +170,18 @@ func (a *app) trustedBots(ctx context.Context, repo *gitrev.Repo, sha string) []
 	return p.TrustedBots
 }
 
-// permission reads login's access to the repository of GITHUB_REPOSITORY
-// with the token input.
-func (a *app) permission(ctx context.Context, login string) (github.Permission, error) {
-	getenv := a.env.Getenv
-	token := strings.TrimSpace(getenv(config.InputEnv("token")))
-	owner, repo, ok := strings.Cut(getenv("GITHUB_REPOSITORY"), "/")
-	if token == "" || !ok {
+// permission reads login's access to the repository with the action's
+// API client.
+func (a *app) permission(ctx context.Context, r *actionRun, login string) (github.Permission, error) {
+	owner, repo, ok := a.gh.OwnerRepo()
+	switch {
+	case r.clientErr != nil:
+		return github.Permission{}, r.clientErr
+	case r.client == nil || !ok:
 		return github.Permission{}, errors.New("no token input or GITHUB_REPOSITORY to ask GitHub with")
 	}
-	c, err := github.NewCommenter(github.Options{APIURL: getenv("GITHUB_API_URL"), Token: token})
-	if err != nil {
-		return github.Permission{}, err
-	}
-	return c.Permission(ctx, owner, repo, login)
+	return r.client.Permission(ctx, owner, repo, login)
 }
-
-// forkSkipNote is the note of a pull_request run from a fork: its token is
-// read-only, so benchgate does not try to comment.
-const forkSkipNote = "the pull request comes from a fork, whose token is read-only: the comment was skipped; " +
-	"the report is in this job summary. See the README for commenting on fork pull requests."
 
 // readOnlyFork reports whether the run is a fork's pull_request run, whose
 // token GitHub makes read-only: writing the comment would fail with 403. A

@@ -110,7 +110,7 @@ func plain(md string) string {
 // reportHead returns the JSON report's base and head.
 func (h *actionHarness) reportRevs(t *testing.T) (base, head struct{ Ref, SHA string }) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(h.ws, ReportJSON))
+	b, err := os.ReadFile(filepath.Join(h.ws, reportJSON))
 	if err != nil {
 		t.Fatal(err)
 	}

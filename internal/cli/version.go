@@ -58,10 +58,8 @@ func versionOf(set string, bi *debug.BuildInfo) string {
 // Dockerfile at the ref the workflow names) is named by that ref.
 func (a *app) tool() string {
 	v := version()
-	if strings.HasPrefix(v, "dev") && a.env.Getenv != nil {
-		if repo, ref := a.env.Getenv("GITHUB_ACTION_REPOSITORY"), a.env.Getenv("GITHUB_ACTION_REF"); repo != "" && ref != "" {
-			return fmt.Sprintf("benchgate %s@%s", repo, ref)
-		}
+	if gh := a.githubContext(); strings.HasPrefix(v, "dev") && gh.ActionRepository != "" && gh.ActionRef != "" {
+		return fmt.Sprintf("benchgate %s@%s", gh.ActionRepository, gh.ActionRef)
 	}
 	return "benchgate " + v
 }

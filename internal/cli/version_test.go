@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/testenv"
 )
 
@@ -36,9 +37,10 @@ func TestVersionOf(t *testing.T) {
 	}
 	// In the action, a build without a version is named by the action's
 	// ref.
-	a := &app{env: Env{Getenv: func(k string) string {
+	gh := config.GitHubContext(func(k string) string {
 		return map[string]string{"GITHUB_ACTION_REPOSITORY": "benchgate/benchgate", "GITHUB_ACTION_REF": "v1"}[k]
-	}}}
+	})
+	a := &app{gh: &gh}
 	if got := a.tool(); version() == "dev" && got != "benchgate benchgate/benchgate@v1" {
 		t.Errorf("tool in the action = %q", got)
 	}

@@ -44,8 +44,7 @@ type Config struct {
 	Runs       int    // short runs per side per round (at most; 1: one run)
 	CPU        []int
 	Timeout    time.Duration
-	Seed       int64
-	SeedSet    bool
+	Seed       int64 // Given["seed"] says it was given; else a random one
 	AllowSame  bool
 	Dir        string        // -C: directory to run in
 	MaxTime    time.Duration // adaptive rounds within this budget (0: fixed --count)
@@ -84,10 +83,9 @@ type Config struct {
 	Correction gate.Correction // suite-wide error control
 	Test       gate.Test       // the time/op test
 	Estimator  stats.Estimator // one value from each round's runs
-	FailOn     []FailKind      // findings that fail the gate
-	// FailOnSet says --fail-on (or the input) was given: the default
-	// adds instructions when the instruction lane is measured.
-	FailOnSet bool
+	// FailOn are the findings that fail the gate; when Given["fail-on"]
+	// is not set, the instruction lane's are added to them.
+	FailOn []FailKind
 	// Given holds the flags (by name) or inputs given explicitly: they
 	// override the policy file's top level (docs/policy.md).
 	Given map[string]bool
@@ -343,7 +341,6 @@ func Parse(args []string) (*Config, error) {
 		pos = append(pos, rest[0])
 		rest = rest[1:]
 	}
-	_, c.FailOnSet = raw["fail-on"]
 	for name := range raw {
 		c.given(name)
 	}

@@ -25,8 +25,8 @@ func TestParseGood(t *testing.T) {
 	want.CPU = []int{1, 2}
 	want.Benchtime = "500x"
 	want.Alpha = 0.05
-	want.FailOn, want.FailOnSet = []FailKind{"time", "allocs"}, true
-	want.Seed, want.SeedSet = 42, true
+	want.FailOn = []FailKind{"time", "allocs"}
+	want.Seed = 42
 	want.Runs, want.Estimator = 1, "min"
 	want.Given = map[string]bool{"alpha": true, "base": true, "benchtime": true, "count": true, "cpu": true, "estimator": true, "fail-on": true, "runs": true, "seed": true, "threshold": true}
 	if diff := cmp.Diff(&want, c); diff != "" {
@@ -237,8 +237,8 @@ func TestParseMeasure(t *testing.T) {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
 		}
-		if !cmp.Equal(c.Measure, tc.measure) || c.InstructionsThreshold != tc.threshold || c.FailOnSet != tc.failOnSet {
-			t.Errorf("%q: measure %q, threshold %v, fail-on set %v; want %q, %v, %v", tc.args, c.Measure, c.InstructionsThreshold, c.FailOnSet, tc.measure, tc.threshold, tc.failOnSet)
+		if !cmp.Equal(c.Measure, tc.measure) || c.InstructionsThreshold != tc.threshold || c.Given["fail-on"] != tc.failOnSet {
+			t.Errorf("%q: measure %q, threshold %v, fail-on set %v; want %q, %v, %v", tc.args, c.Measure, c.InstructionsThreshold, c.Given["fail-on"], tc.measure, tc.threshold, tc.failOnSet)
 		}
 		if c.Measures(LaneInstructions) != slices.Contains(tc.measure, "instructions") {
 			t.Errorf("%q: Measures(instructions) = %v", tc.args, c.Measures(LaneInstructions))

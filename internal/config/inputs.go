@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/policy"
-	"github.com/benchgate/benchgate/internal/report"
 )
 
 // Action holds the settings that only the GitHub Action has.
@@ -37,7 +36,7 @@ type Action struct {
 	// Deprecated are the old inputs the workflow still sets, each with
 	// what replaces it: read for one more release, said in the job
 	// summary and on stderr.
-	Deprecated []report.DeprecatedInput
+	Deprecated []DeprecatedInput
 }
 
 // InputEnv is the environment variable the runner sets for input name:
@@ -114,6 +113,14 @@ func apply(s Setting, c *Config, v string) error {
 	return s.set(c, v)
 }
 
+// DeprecatedInput is an action input of the last release that a workflow
+// still sets: read as before for one more release, and replaced by Use, as
+// the workflow would write it ("args: --count 12", "history:
+// benchgate-data").
+type DeprecatedInput struct {
+	Input, Use string
+}
+
 // readDeprecated reads the inputs action.yml no longer has: every flag the
 // args input takes was an input of the same name (count, fail-on, …),
 // plus history: true with history-branch, and allow-pull-request-target.
@@ -122,7 +129,7 @@ func apply(s Setting, c *Config, v string) error {
 func readDeprecated(getenv func(string) string, c *Config, set map[string]string) error {
 	act := &c.Action
 	note := func(input, use string) {
-		act.Deprecated = append(act.Deprecated, report.DeprecatedInput{Input: input, Use: use})
+		act.Deprecated = append(act.Deprecated, DeprecatedInput{Input: input, Use: use})
 	}
 	for _, s := range Settings {
 		if s.Input != "" || !s.appliesTo("action") {
@@ -136,9 +143,6 @@ func readDeprecated(getenv func(string) string, c *Config, set map[string]string
 			return usagef("input %s: %q: %v", s.Flag, v, err)
 		}
 		c.given(s.Flag)
-		if s.Flag == "fail-on" {
-			c.FailOnSet = true
-		}
 		set[s.Flag] = "input " + s.Flag
 		var words []string
 		for line := range strings.Lines(v) {
@@ -268,9 +272,6 @@ func ParseArgs(args string, c *Config, set map[string]string) error {
 			return usagef("input args: %s: %s sets it already; give it once", dashes(name), from)
 		}
 		c.given(name)
-	}
-	if _, ok := raw["fail-on"]; ok {
-		c.FailOnSet = true
 	}
 	return nil
 }

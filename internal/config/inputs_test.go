@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -298,7 +297,7 @@ func TestArgsSetWhatFlagsSet(t *testing.T) {
 		if diff := cmp.Diff(got, old); diff != "" {
 			t.Errorf("old input %s %q (-args +input):\n%s", tc.name, tc.value, diff)
 		}
-		if want := []report.DeprecatedInput{{Input: tc.name, Use: "args: --" + tc.name + spelled(tc.name, tc.value)}}; !cmp.Equal(dep[max(0, len(dep)-1):], want) {
+		if want := []DeprecatedInput{{Input: tc.name, Use: "args: --" + tc.name + spelled(tc.name, tc.value)}}; !cmp.Equal(dep[max(0, len(dep)-1):], want) {
 			t.Errorf("old input %s: deprecated %+v, want %+v", tc.name, dep, want)
 		}
 	}
@@ -322,24 +321,24 @@ func TestDeprecatedInputs(t *testing.T) {
 		history     string
 		privileged  bool
 		commentKey  string
-		deprecated  []report.DeprecatedInput
+		deprecated  []DeprecatedInput
 		count       int
 		thresholdBy string
 	}{
 		{with: map[string]string{"history": "true"}, history: "benchgate-data",
-			deprecated: []report.DeprecatedInput{{Input: "history", Use: "history: benchgate-data"}}},
+			deprecated: []DeprecatedInput{{Input: "history", Use: "history: benchgate-data"}}},
 		{with: map[string]string{"history": "true", "history-branch": "perf/ledger"}, history: "perf/ledger",
-			deprecated: []report.DeprecatedInput{{Input: "history", Use: "history: perf/ledger"}}},
+			deprecated: []DeprecatedInput{{Input: "history", Use: "history: perf/ledger"}}},
 		{with: map[string]string{"history": "false", "history-branch": "x"},
-			deprecated: []report.DeprecatedInput{{Input: "history", Use: "no history input (no history is the default)"}}},
+			deprecated: []DeprecatedInput{{Input: "history", Use: "no history input (no history is the default)"}}},
 		{with: map[string]string{"history-branch": "x"},
-			deprecated: []report.DeprecatedInput{{Input: "history-branch", Use: "history: x"}}},
+			deprecated: []DeprecatedInput{{Input: "history-branch", Use: "history: x"}}},
 		{with: map[string]string{"allow-pull-request-target": "true"}, privileged: true,
-			deprecated: []report.DeprecatedInput{{Input: "allow-pull-request-target", Use: "allow-privileged-events: true"}}},
+			deprecated: []DeprecatedInput{{Input: "allow-pull-request-target", Use: "allow-privileged-events: true"}}},
 		{with: map[string]string{"allow-pull-request-target": "true", "allow-privileged-events": "false"}, privileged: true,
-			deprecated: []report.DeprecatedInput{{Input: "allow-pull-request-target", Use: "allow-privileged-events: true"}}},
+			deprecated: []DeprecatedInput{{Input: "allow-pull-request-target", Use: "allow-privileged-events: true"}}},
 		{with: map[string]string{"comment-key": "linux", "count": "12"}, commentKey: "linux", count: 12,
-			deprecated: []report.DeprecatedInput{{Input: "comment-key", Use: "args: --comment-key linux"}, {Input: "count", Use: "args: --count 12"}}},
+			deprecated: []DeprecatedInput{{Input: "comment-key", Use: "args: --comment-key linux"}, {Input: "count", Use: "args: --count 12"}}},
 	} {
 		c, a, err := FromInputs(runnerEnv(tc.with))
 		if err != nil {
@@ -385,7 +384,7 @@ func TestInputsGiven(t *testing.T) {
 	if !c.Given["threshold"] || c.Threshold != 0.07 {
 		t.Errorf("threshold 7%%: given %v, %v", c.Given["threshold"], c.Threshold)
 	}
-	if c.Given["alpha"] || c.Alpha != 0.01 || c.Given["fail-on"] || c.FailOnSet {
+	if c.Given["alpha"] || c.Alpha != 0.01 || c.Given["fail-on"] {
 		t.Errorf("alpha and fail-on left out: given %v %v, alpha %v", c.Given["alpha"], c.Given["fail-on"], c.Alpha)
 	}
 	if c.Policy != "ci/bench.yml" || !c.Given["policy"] || a.AcceptLabel != "slower-on-purpose" {
@@ -407,8 +406,8 @@ func TestInputsGiven(t *testing.T) {
 		t.Errorf("accept-trailers: true: %v, %v", c.AcceptTrailers, err)
 	}
 	c, _, err = FromInputs(runnerEnv(map[string]string{"args": "--fail-on time,allocs,bytes,failure"}))
-	if err != nil || !c.FailOnSet || !c.Given["fail-on"] {
-		t.Errorf("fail-on in args: set = %v, %v", c != nil && c.FailOnSet, err)
+	if err != nil || !c.Given["fail-on"] {
+		t.Errorf("fail-on in args: given = %v, %v", c != nil && c.Given["fail-on"], err)
 	}
 }
 

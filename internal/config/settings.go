@@ -403,7 +403,7 @@ func seed(c *Config, s string) error {
 	if err != nil {
 		return errors.New("not a whole number")
 	}
-	c.Seed, c.SeedSet = v, true
+	c.Seed = v
 	return nil
 }
 

@@ -28,11 +28,23 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/google/pprof/profile"
 )
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=+-]+$`)
+
+// Quote quotes s for a POSIX shell when it needs it: the files of the
+// go tool pprof commands that reproduce an explanation's figures.
+func Quote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
 
 // maxProfile bounds a profile's bytes, both the file read and, for a
 // gzipped profile, what it unzips to: a file of 1 MiB can unzip to 1 GiB,

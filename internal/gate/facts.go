@@ -222,6 +222,11 @@ const (
 	// possible adjusted p MinP); UTest says whether the U test can judge
 	// instead; MinCount rounds would work ([CountAdvice]).
 	WarnCountTooLow WarningCode = "count-too-low"
+	// WarnShardsIncomplete: the shards a merge judged together do not
+	// cover the suite (a shard missing, incomplete or disagreeing with
+	// the others, or Count benchmarks that no shard measured); it fails
+	// the gate ([Incomplete]).
+	WarnShardsIncomplete WarningCode = "shards-incomplete"
 	// WarnInput: a problem of the input that the statistics skipped (a
 	// non-finite value); Detail is package stats' account of it
 	// ("file:line: ...").

@@ -20,12 +20,9 @@ import (
 // bytes. A step that writes more loses its whole summary.
 const MaxStepSummary = 1 << 20
 
-// MaxAnnotationsPerLevel is how many annotations of each level the runner
+// maxAnnotationsPerLevel is how many annotations of each level the runner
 // shows for a step; later ones only appear in the log.
-const MaxAnnotationsPerLevel = 10
-
-// summaryNote ends a job summary that StepSummary cut.
-const summaryNote = "\n*(cut: GitHub shows at most 1 MiB of job summary per step)*\n"
+const maxAnnotationsPerLevel = 10
 
 // ErrNotInActions matches (errors.Is) the errors returned when a file command
 // cannot be written because its variable (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT)
@@ -55,25 +52,34 @@ func NewActions(w io.Writer, getenv func(string) string) *Actions {
 	}
 }
 
-// StepSummary appends markdown to the job summary. If the summary would pass
-// MaxStepSummary, markdown is cut at the end of a line and a note appended.
-func (a *Actions) StepSummary(markdown string) error {
+// SummaryRoom is how many bytes the job summary still takes: what
+// MaxStepSummary leaves after the summary already written (the caller
+// fits its markdown in it).
+func (a *Actions) SummaryRoom() (int, error) {
 	path, err := a.file("job summary", "GITHUB_STEP_SUMMARY")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var used int64
 	switch fi, err := os.Stat(path); {
 	case err == nil:
 		used = fi.Size()
 	case !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("job summary: %w", err)
+		return 0, fmt.Errorf("job summary: %w", err)
 	}
-	room := MaxStepSummary - int(used) - len("\n") // go-githubactions ends it with a newline
-	if room < len(summaryNote)+1 && len(markdown) > room {
-		return fmt.Errorf("job summary %s: already %d bytes, no room left under GitHub's %d", path, used, MaxStepSummary)
+	return max(MaxStepSummary-int(used)-len("\n"), 0), nil // go-githubactions ends it with a newline
+}
+
+// StepSummary appends markdown to the job summary. Markdown over the
+// SummaryRoom is an error: GitHub would drop the step's whole summary.
+func (a *Actions) StepSummary(markdown string) error {
+	room, err := a.SummaryRoom()
+	if err != nil {
+		return err
 	}
-	markdown = cut(markdown, room, summaryNote)
+	if len(markdown) > room {
+		return fmt.Errorf("job summary: %d bytes, room for %d under GitHub's %d", len(markdown), room, MaxStepSummary)
+	}
 	return guard("job summary", func() { a.a.AddStepSummary(markdown) })
 }
 
@@ -122,7 +128,7 @@ type Annotation struct {
 	Line    int // 1-based; 0 for none
 	Title   string
 	Message string
-	// Severity orders annotations for Worst: larger is worse (for example the
+	// Severity orders annotations for worst: larger is worse (for example the
 	// size of a regression).
 	Severity float64
 }
@@ -157,10 +163,10 @@ func (a *Actions) Annotate(level Level, file string, line int, title, msg string
 	return guard("annotation", func() { emit("%s", msg) })
 }
 
-// AnnotateWorst emits the annotations Worst keeps and returns how many it
+// AnnotateWorst emits the annotations worst keeps and returns how many it
 // dropped.
 func (a *Actions) AnnotateWorst(list []Annotation) (dropped int, err error) {
-	kept, dropped := Worst(list, MaxAnnotationsPerLevel)
+	kept, dropped := worst(list, maxAnnotationsPerLevel)
 	for _, an := range kept {
 		if err := a.Annotate(an.Level, an.File, an.Line, an.Title, an.Message); err != nil {
 			return dropped, err
@@ -169,12 +175,12 @@ func (a *Actions) AnnotateWorst(list []Annotation) (dropped int, err error) {
 	return dropped, nil
 }
 
-// Worst returns at most n annotations of each level (n is capped at
-// MaxAnnotationsPerLevel), the most severe ones: errors, then warnings, then
+// worst returns at most n annotations of each level (n is capped at
+// maxAnnotationsPerLevel), the most severe ones: errors, then warnings, then
 // notices, each from the most severe down, ties in their original order. It
 // also returns how many it left out.
-func Worst(list []Annotation, n int) (kept []Annotation, dropped int) {
-	n = min(max(n, 0), MaxAnnotationsPerLevel)
+func worst(list []Annotation, n int) (kept []Annotation, dropped int) {
+	n = min(max(n, 0), maxAnnotationsPerLevel)
 	rank := map[Level]int{Error: 0, Warning: 1, Notice: 2}
 	sorted := slices.Clone(list)
 	slices.SortStableFunc(sorted, func(x, y Annotation) int {

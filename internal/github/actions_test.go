@@ -47,51 +47,31 @@ func TestStepSummary(t *testing.T) {
 	}
 }
 
-func TestStepSummaryTooBig(t *testing.T) {
-	line := "| BenchmarkDecode/size=1KiB-8 | 1.234µs ± 1% | 1.456µs ± 2% | +18.00% (p=0.000 n=10) |\n"
-	tests := []struct {
-		name     string
-		existing string
-		markdown string
-	}{
-		{name: "table over 1 MiB", markdown: "## Benchmarks\n\n" + strings.Repeat(line, MaxStepSummary/len(line)+100)},
-		{name: "open code fence", markdown: "## Log\n\n```\n" + strings.Repeat(line, MaxStepSummary/len(line)+100) + "```\n"},
-		{name: "counts what is already there", existing: strings.Repeat("x", MaxStepSummary/2) + "\n", markdown: strings.Repeat(line, MaxStepSummary/len(line)/2+10)},
+// The job summary's room counts what earlier steps wrote; markdown over
+// it is refused, not cut, and what was there stays (the caller fits its
+// report in the room: report's MaxChars).
+func TestStepSummaryRoom(t *testing.T) {
+	getenv, summary, _ := files(t)
+	existing := strings.Repeat("x", MaxStepSummary/2) + "\n"
+	if err := os.WriteFile(summary, []byte(existing), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			getenv, summary, _ := files(t)
-			if err := os.WriteFile(summary, []byte(tt.existing), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := NewActions(new(bytes.Buffer), getenv).StepSummary(tt.markdown); err != nil {
-				t.Fatal(err)
-			}
-			got := read(t, summary)
-			if len(got) > MaxStepSummary {
-				t.Errorf("summary is %d bytes, more than %d", len(got), MaxStepSummary)
-			}
-			if len(got) < MaxStepSummary-2*len(line)-len(summaryNote) {
-				t.Errorf("summary is %d bytes, cut more than needed", len(got))
-			}
-			if !strings.HasPrefix(got, tt.existing) {
-				t.Errorf("existing summary was not kept")
-			}
-			body, ok := strings.CutSuffix(got, summaryNote+"\n")
-			if !ok {
-				t.Fatalf("summary does not end with the note: %q", got[len(got)-200:])
-			}
-			kept := strings.TrimPrefix(body, tt.existing)
-			if !strings.HasPrefix(tt.markdown, kept) {
-				kept = strings.TrimSuffix(kept, "```\n") // the fence StepSummary closed
-			}
-			if !strings.HasPrefix(tt.markdown, kept) || !strings.HasSuffix(kept, "\n") {
-				t.Errorf("summary is not the markdown cut at the end of a line: ends %q", body[len(body)-120:])
-			}
-			if openFence(body) != "" {
-				t.Errorf("summary leaves a code fence open")
-			}
-		})
+	a := NewActions(new(bytes.Buffer), getenv)
+	room, err := a.SummaryRoom()
+	if err != nil || room != MaxStepSummary-len(existing)-1 {
+		t.Fatalf("SummaryRoom = %d, %v; want %d", room, err, MaxStepSummary-len(existing)-1)
+	}
+	if err := a.StepSummary(strings.Repeat("y", room+1)); err == nil || !strings.Contains(err.Error(), "room for") {
+		t.Errorf("markdown over the room: %v", err)
+	}
+	if got := read(t, summary); got != existing {
+		t.Errorf("the refused markdown changed the summary (%d bytes)", len(got))
+	}
+	if err := a.StepSummary(strings.Repeat("y", room)); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, summary); len(got) != MaxStepSummary || !strings.HasPrefix(got, existing) {
+		t.Errorf("summary of %d bytes, want %d starting with what was there", len(got), MaxStepSummary)
 	}
 }
 
@@ -101,8 +81,8 @@ func TestStepSummaryFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := NewActions(new(bytes.Buffer), getenv).StepSummary("more")
-	if err == nil || !strings.Contains(err.Error(), "no room left") {
-		t.Errorf("StepSummary on a full summary: error = %v, want no room left", err)
+	if err == nil || !strings.Contains(err.Error(), "room for 0") {
+		t.Errorf("StepSummary on a full summary: error = %v, want room for 0", err)
 	}
 }
 
@@ -294,12 +274,12 @@ func TestWorst(t *testing.T) {
 		{n: 0, want: nil, wantDropped: 15},
 	}
 	for _, tt := range tests {
-		kept, dropped := Worst(list, tt.n)
+		kept, dropped := worst(list, tt.n)
 		if diff := cmp.Diff(tt.want, titles(kept)); diff != "" {
-			t.Errorf("Worst(n=%d) mismatch (-want +got):\n%s", tt.n, diff)
+			t.Errorf("worst(n=%d) mismatch (-want +got):\n%s", tt.n, diff)
 		}
 		if dropped != tt.wantDropped {
-			t.Errorf("Worst(n=%d) dropped %d, want %d", tt.n, dropped, tt.wantDropped)
+			t.Errorf("worst(n=%d) dropped %d, want %d", tt.n, dropped, tt.wantDropped)
 		}
 	}
 

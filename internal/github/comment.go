@@ -15,18 +15,27 @@ import (
 	gh "github.com/google/go-github/v60/github"
 )
 
-// MaxCommentLength is the longest comment body GitHub accepts. Upsert counts
+// maxCommentLength is the longest comment body GitHub accepts. Upsert counts
 // bytes, which is never less than the characters GitHub counts.
-const MaxCommentLength = 65536
+const maxCommentLength = 65536
 
-// DefaultAPIURL is the REST API root of github.com.
-const DefaultAPIURL = "https://api.github.com/"
+// CommentRoom is the most bytes of body that Upsert posts for key: the
+// limit less the marker's line. The caller fits its body in it.
+func CommentRoom(key string) int { return maxCommentLength - len(Marker(key)) - 1 }
+
+// ErrTooLong matches (errors.Is) a body that GitHub refused as too long
+// (a server whose limit is lower than maxCommentLength): the caller may
+// post a shorter one.
+var ErrTooLong = errors.New("the comment is too long for this server")
+
+// defaultAPIURL is the REST API root of github.com.
+const defaultAPIURL = "https://api.github.com/"
 
 // Options configure a Commenter.
 type Options struct {
 	// APIURL is the REST API root exactly as the runner sets GITHUB_API_URL:
 	// https://api.github.com, or https://HOST/api/v3 on GitHub Enterprise
-	// Server. Empty means DefaultAPIURL.
+	// Server. Empty means defaultAPIURL.
 	APIURL string
 	// Token authenticates every request (the token input, usually
 	// GITHUB_TOKEN). Required.
@@ -38,7 +47,7 @@ type Options struct {
 	// not GITHUB_TOKEN: a personal access token's user ("octocat") or an
 	// app's bot ("my-app[bot]"), compared exactly (ignoring case). Empty
 	// means github-actions[bot], the author of GITHUB_TOKEN's comments,
-	// matched by login and account id (ActionsBotID).
+	// matched by login and account id (actionsBotID).
 	Author string
 	// Attempts is how many times one request is tried; 0 means 4.
 	Attempts int
@@ -110,7 +119,7 @@ func NewCommenter(opts Options) (*Commenter, error) {
 // apiURL checks GITHUB_API_URL and gives it the trailing slash go-github needs.
 func apiURL(raw string) (*url.URL, error) {
 	if raw == "" {
-		raw = DefaultAPIURL
+		raw = defaultAPIURL
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -147,66 +156,63 @@ const (
 
 // Result describes the sticky comment after Upsert.
 type Result struct {
-	Action    Action
-	ID        int64
-	URL       string // html_url, for links from the job summary
-	Shortened bool   // a shorter body than the one given was posted
+	Action Action
+	ID     int64
+	URL    string // html_url, for links from the job summary
 }
 
 // Marker is the hidden first line that identifies the sticky comment for key.
 // A comment is the sticky comment only if its body starts with it.
 func Marker(key string) string { return "<!-- benchgate:" + key + " -->" }
 
-// ActionsBot and ActionsBotID are the login and account id of the
+// actionsBot and actionsBotID are the login and account id of the
 // github-actions[bot] user, the author of comments made with GITHUB_TOKEN.
 const (
-	ActionsBot   = "github-actions[bot]"
-	ActionsBotID = 41898282
+	actionsBot   = "github-actions[bot]"
+	actionsBotID = 41898282
 )
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 // Upsert makes body (behind the marker for key) the sticky comment of pull
-// request number in owner/repo. shorten, if not nil, returns a version of the
-// body of at most max bytes; it is used when the body is too long.
-func (c *Commenter) Upsert(ctx context.Context, owner, repo string, number int, key, body string, shorten func(max int) string) (Result, error) {
+// request number in owner/repo. A body over CommentRoom(key) bytes is an
+// error before anything is sent; one that the server refuses as too long
+// is an error matching ErrTooLong.
+func (c *Commenter) Upsert(ctx context.Context, owner, repo string, number int, key, body string) (Result, error) {
 	if err := checkTarget(owner, repo, number); err != nil {
 		return Result{}, err
 	}
 	if err := checkKey(key); err != nil {
 		return Result{}, err
 	}
+	if room := CommentRoom(key); len(body) > room {
+		return Result{}, fmt.Errorf("comment of %d bytes: GitHub takes %d: %w", len(body), room, ErrTooLong)
+	}
 	where := fmt.Sprintf("%s/%s#%d", owner, repo, number)
-	p := &post{marker: Marker(key), body: body, shorten: shorten}
-	p.fit(MaxCommentLength)
-
-	found, err := c.find(ctx, owner, repo, number, p.marker, where)
+	marker := Marker(key)
+	full := marker + "\n" + body
+	found, err := c.find(ctx, owner, repo, number, marker, where)
 	if err != nil {
 		return Result{}, err
 	}
 	for {
 		var res Result
 		if found != nil {
-			if normalize(found.GetBody()) == normalize(p.full()) {
-				return Result{Action: Unchanged, ID: found.GetID(), URL: found.GetHTMLURL(), Shortened: p.shortened}, nil
+			if normalize(found.GetBody()) == normalize(full) {
+				return Result{Action: Unchanged, ID: found.GetID(), URL: found.GetHTMLURL()}, nil
 			}
-			res, err = c.edit(ctx, owner, repo, found.GetID(), p.full(), where)
+			res, err = c.edit(ctx, owner, repo, found.GetID(), full, where)
 			if isStatus(err, http.StatusNotFound) {
 				found = nil // deleted since it was listed
 				continue
 			}
 		} else {
-			res, err = c.create(ctx, owner, repo, number, p, where)
+			res, err = c.create(ctx, owner, repo, number, marker, full, where)
 		}
-		if isTooLong(err) && !p.retried {
-			p.shrink()
-			continue
+		if isTooLong(err) {
+			err = fmt.Errorf("%w: %w", ErrTooLong, err)
 		}
-		if err != nil {
-			return Result{}, err
-		}
-		res.Shortened = p.shortened
-		return res, nil
+		return res, err
 	}
 }
 
@@ -232,38 +238,6 @@ func checkKey(key string) error {
 		return fmt.Errorf("comment key %q: must not contain '<', '>', control characters or leading or trailing spaces", key)
 	}
 	return nil
-}
-
-// post is the body being posted and how it was shortened.
-type post struct {
-	marker    string
-	body      string
-	shorten   func(max int) string
-	shortened bool // body is no longer the caller's original
-	retried   bool // shrink was called after a 422
-}
-
-func (p *post) full() string { return p.marker + "\n" + p.body }
-
-// fit shortens the body if the whole comment is over limit bytes.
-func (p *post) fit(limit int) {
-	budget := limit - len(p.marker) - 1
-	if len(p.body) <= budget {
-		return
-	}
-	if p.shorten != nil {
-		p.body = p.shorten(budget)
-	}
-	if len(p.body) > budget { // no shorten, or it did not shorten enough
-		p.body = Truncate(p.body, budget)
-	}
-	p.shortened = true
-}
-
-// shrink halves the body after GitHub refused it as too long.
-func (p *post) shrink() {
-	p.retried = true
-	p.fit(len(p.marker) + 1 + len(p.body)/2)
 }
 
 func normalize(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
@@ -312,7 +286,7 @@ func (c *Commenter) ours(u *gh.User) bool {
 	if c.author != "" {
 		return strings.EqualFold(u.GetLogin(), c.author)
 	}
-	return strings.EqualFold(u.GetLogin(), ActionsBot) && u.GetID() == ActionsBotID
+	return strings.EqualFold(u.GetLogin(), actionsBot) && u.GetID() == actionsBotID
 }
 
 // PullRequest is what GitHub says about a pull request
@@ -378,18 +352,18 @@ func (c *Commenter) edit(ctx context.Context, owner, repo string, id int64, body
 	return Result{Action: Updated, ID: out.GetID(), URL: out.GetHTMLURL()}, nil
 }
 
-func (c *Commenter) create(ctx context.Context, owner, repo string, number int, p *post, where string) (Result, error) {
+func (c *Commenter) create(ctx context.Context, owner, repo string, number int, marker, body, where string) (Result, error) {
 	var (
 		out       *gh.IssueComment
 		ambiguous bool // the last attempt may have created the comment
 	)
 	err := c.do(ctx, "create comment on "+where, func(attempt int) (*gh.Response, error) {
 		if attempt > 1 && ambiguous {
-			found, err := c.find(ctx, owner, repo, number, p.marker, where)
+			found, err := c.find(ctx, owner, repo, number, marker, where)
 			if err != nil {
 				return nil, permanent{err}
 			}
-			if found != nil && normalize(found.GetBody()) == normalize(p.full()) {
+			if found != nil && normalize(found.GetBody()) == normalize(body) {
 				out = found // the earlier attempt was stored after all
 				return nil, nil
 			}
@@ -398,7 +372,7 @@ func (c *Commenter) create(ctx context.Context, owner, repo string, number int, 
 			resp *gh.Response
 			err  error
 		)
-		out, resp, err = c.client().Issues.CreateComment(ctx, owner, repo, number, &gh.IssueComment{Body: gh.String(p.full())})
+		out, resp, err = c.client().Issues.CreateComment(ctx, owner, repo, number, &gh.IssueComment{Body: gh.String(body)})
 		ambiguous = err != nil && (resp == nil || resp.StatusCode >= 500)
 		return resp, err
 	})

@@ -84,8 +84,8 @@ func (h *harness) calls() []string {
 	return out
 }
 
-func (h *harness) upsert(body string, shorten func(int) string) (Result, error) {
-	return h.c.Upsert(context.Background(), owner, repo, prNum, key, body, shorten)
+func (h *harness) upsert(body string) (Result, error) {
+	return h.c.Upsert(context.Background(), owner, repo, prNum, key, body)
 }
 
 const (
@@ -103,7 +103,7 @@ func htmlURL(id int64) string {
 
 func TestUpsertCreates(t *testing.T) {
 	h := newHarness(t, githubtest.Config{}, Options{})
-	got, err := h.upsert("## Benchmarks\n\nno change\n", nil)
+	got, err := h.upsert("## Benchmarks\n\nno change\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestUpsertPaginates(t *testing.T) {
 	}
 	h.srv.AddComment(owner, repo, prNum+1, "github-actions[bot]", "Bot", marker+"\nanother pull request\n")
 
-	got, err := h.upsert("this run\n", nil)
+	got, err := h.upsert("this run\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestUpsertChoosesComment(t *testing.T) {
 				}
 				ids = append(ids, h.srv.AddComment(owner, repo, prNum, s.login, s.typ, s.body).ID)
 			}
-			got, err := h.upsert("same\n", nil)
+			got, err := h.upsert("same\n")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -332,21 +332,21 @@ func TestUpsertChoosesComment(t *testing.T) {
 
 func TestUpsertRerun(t *testing.T) {
 	h := newHarness(t, githubtest.Config{}, Options{})
-	first, err := h.upsert("run 1\n", nil)
+	first, err := h.upsert("run 1\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := h.upsert("run 2\n", nil)
+	second, err := h.upsert("run 2\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	third, err := h.upsert("run 2\n", nil)
+	third, err := h.upsert("run 2\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := []Result{first, second, third}
 	id := first.ID
-	want := []Result{{Created, id, htmlURL(id), false}, {Updated, id, htmlURL(id), false}, {Unchanged, id, htmlURL(id), false}}
+	want := []Result{{Created, id, htmlURL(id)}, {Updated, id, htmlURL(id)}, {Unchanged, id, htmlURL(id)}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("results mismatch (-want +got):\n%s", diff)
 	}
@@ -360,7 +360,7 @@ func TestUpsertRecreatesDeleted(t *testing.T) {
 	old := h.srv.AddComment(owner, repo, prNum, "github-actions[bot]", "Bot", marker+"\nold")
 	// Deleted between the listing and the edit.
 	h.srv.AddFault(githubtest.Fault{Method: "PATCH", Path: "/repos/*/*/issues/comments/*", Status: 404, Body: githubtest.BodyNotFound})
-	got, err := h.upsert("new\n", nil)
+	got, err := h.upsert("new\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestUpsertForbidden(t *testing.T) {
 				c := h.srv.AddComment(owner, repo, prNum, "github-actions[bot]", "Bot", marker+"\nold")
 				op = fmt.Sprintf("edit comment %d on octo-org/widgets#12", c.ID)
 			}
-			_, err := h.upsert("new\n", nil)
+			_, err := h.upsert("new\n")
 			if !errors.Is(err, ErrForbidden) {
 				t.Fatalf("Upsert error = %v, want ErrForbidden", err)
 			}
@@ -397,63 +397,21 @@ func TestUpsertForbidden(t *testing.T) {
 	}
 }
 
+// A body over CommentRoom is refused before anything is sent; one the
+// server refuses as too long (a smaller limit) is ErrTooLong, so that the
+// caller can fit a shorter one: Upsert never cuts a body.
 func TestUpsertTooLong(t *testing.T) {
 	big := strings.Repeat("| BenchmarkParse-8 | 1.00µs ± 2% | 1.20µs ± 1% | +20.00% |\n", 2000) // ~120 KB
-	budget := MaxCommentLength - len(marker) - 1
 	tests := []struct {
-		name        string
-		cfg         githubtest.Config
-		faults      []githubtest.Fault
-		body        string
-		noShorten   bool
-		wantMaxes   []int // arguments shorten got
-		wantPosts   int
-		wantErr     string
-		wantSuffix  string // of the stored body
-		wantShorter bool
+		name      string
+		cfg       githubtest.Config
+		faults    []githubtest.Fault
+		body      string
+		wantPosts int
 	}{
-		{
-			name:        "too long before sending",
-			body:        big,
-			wantMaxes:   []int{budget},
-			wantPosts:   1,
-			wantSuffix:  "(shortened)\n",
-			wantShorter: true,
-		},
-		{
-			name:        "no shorten function: cut at a line",
-			body:        big,
-			noShorten:   true,
-			wantPosts:   1,
-			wantSuffix:  truncatedNote,
-			wantShorter: true,
-		},
-		{
-			name:        "GitHub says 422 once",
-			body:        prefix(big, 3000),
-			faults:      []githubtest.Fault{{Method: "POST", Status: 422, Body: githubtest.BodyTooLong}},
-			wantMaxes:   []int{1500},
-			wantPosts:   2,
-			wantSuffix:  "(shortened)\n",
-			wantShorter: true,
-		},
-		{
-			name:      "GitHub says 422 twice",
-			body:      prefix(big, 3000),
-			faults:    []githubtest.Fault{{Method: "POST", Status: 422, Body: githubtest.BodyTooLong, Times: 2}},
-			wantMaxes: []int{1500},
-			wantPosts: 2,
-			wantErr:   "create comment on octo-org/widgets#12: 422 Validation Failed: body is too long (maximum is 65536 characters)",
-		},
-		{
-			name:        "a server with a smaller limit",
-			cfg:         githubtest.Config{MaxBody: 1000},
-			body:        prefix(big, 1500),
-			wantMaxes:   []int{750},
-			wantPosts:   2,
-			wantSuffix:  "(shortened)\n",
-			wantShorter: true,
-		},
+		{name: "over the room", body: big},
+		{name: "GitHub says 422", body: big[:3000], faults: []githubtest.Fault{{Method: "POST", Status: 422, Body: githubtest.BodyTooLong}}, wantPosts: 1},
+		{name: "a server with a smaller limit", cfg: githubtest.Config{MaxBody: 1000}, body: big[:1500], wantPosts: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -461,17 +419,9 @@ func TestUpsertTooLong(t *testing.T) {
 			for _, f := range tt.faults {
 				h.srv.AddFault(f)
 			}
-			var maxes []int
-			shorten := func(max int) string {
-				maxes = append(maxes, max)
-				return Truncate(tt.body, max-len("(shortened)\n")) + "(shortened)\n"
-			}
-			if tt.noShorten {
-				shorten = nil
-			}
-			got, err := h.upsert(tt.body, shorten)
-			if diff := cmp.Diff(tt.wantMaxes, maxes); diff != "" {
-				t.Errorf("shorten arguments mismatch (-want +got):\n%s", diff)
+			_, err := h.upsert(tt.body)
+			if !errors.Is(err, ErrTooLong) {
+				t.Errorf("Upsert error = %v, want ErrTooLong", err)
 			}
 			posts := 0
 			for _, c := range h.calls() {
@@ -482,27 +432,18 @@ func TestUpsertTooLong(t *testing.T) {
 			if posts != tt.wantPosts {
 				t.Errorf("%d POSTs, want %d", posts, tt.wantPosts)
 			}
-			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("Upsert error = %v, want %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			stored := h.srv.Comments(owner, repo, prNum)
-			if len(stored) != 1 {
-				t.Fatalf("stored %d comments, want 1", len(stored))
-			}
-			body := stored[0].Body
-			if !strings.HasPrefix(body, marker+"\n") || !strings.HasSuffix(body, tt.wantSuffix) || len(body) > MaxCommentLength {
-				t.Errorf("stored body of %d bytes starts %q, ends %q", len(body), body[:min(40, len(body))], body[max(0, len(body)-60):])
-			}
-			if got.Shortened != tt.wantShorter || got.Action != Created {
-				t.Errorf("Upsert = %+v, want Created, Shortened %v", got, tt.wantShorter)
+			if stored := h.srv.Comments(owner, repo, prNum); len(stored) != 0 {
+				t.Errorf("stored %d comments, want none", len(stored))
 			}
 		})
+	}
+	h := newHarness(t, githubtest.Config{}, Options{})
+	room := CommentRoom(key)
+	if _, err := h.upsert(strings.Repeat("x", room)); err != nil {
+		t.Errorf("a body of CommentRoom bytes: %v", err)
+	}
+	if stored := h.srv.Comments(owner, repo, prNum); len(stored) != 1 || len(stored[0].Body) != maxCommentLength {
+		t.Errorf("the stored comment is not the marker and the body, %d bytes", maxCommentLength)
 	}
 }
 
@@ -588,7 +529,7 @@ func TestUpsertRetries(t *testing.T) {
 			for _, f := range tt.faults {
 				h.srv.AddFault(f)
 			}
-			got, err := h.upsert("body\n", nil)
+			got, err := h.upsert("body\n")
 			if diff := cmp.Diff(tt.wantSleeps, h.sleeps); diff != "" {
 				t.Errorf("sleeps mismatch (-want +got):\n%s", diff)
 			}
@@ -619,7 +560,7 @@ func TestUpsertRetries(t *testing.T) {
 func TestUpsertLostCreate(t *testing.T) {
 	h := newHarness(t, githubtest.Config{}, Options{})
 	h.srv.AddFault(githubtest.Fault{Method: "POST", Status: 502, Apply: true, Body: githubtest.BodyBadGateway})
-	got, err := h.upsert("body\n", nil)
+	got, err := h.upsert("body\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -642,7 +583,7 @@ func TestUpsertCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	h.onWait = cancel
-	_, err := h.c.Upsert(ctx, owner, repo, prNum, key, "body", nil)
+	_, err := h.c.Upsert(ctx, owner, repo, prNum, key, "body")
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Upsert error = %v, want context.Canceled", err)
 	}
@@ -668,7 +609,7 @@ func TestUpsertInvalid(t *testing.T) {
 	}
 	h := newHarness(t, githubtest.Config{}, Options{})
 	for _, tt := range tests {
-		_, err := h.c.Upsert(context.Background(), tt.owner, tt.repo, tt.number, tt.key, "body", nil)
+		_, err := h.c.Upsert(context.Background(), tt.owner, tt.repo, tt.number, tt.key, "body")
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Upsert(%q, %q, %d, %q) error = %v, want %q", tt.owner, tt.repo, tt.number, tt.key, err, tt.want)
 		}
@@ -731,7 +672,7 @@ func TestTokenStaysOnAPIHost(t *testing.T) {
 	h := newHarness(t, githubtest.Config{}, Options{})
 	h.srv.AddFault(githubtest.Fault{Method: "GET", Status: 307,
 		Header: map[string]string{"Location": elsewhere.URL + "/moved/comments?page=1&per_page=100"}})
-	if _, err := h.upsert("body", nil); err != nil {
+	if _, err := h.upsert("body"); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{""}, elseAuth); diff != "" {
@@ -784,7 +725,7 @@ func TestTokenNeverInErrors(t *testing.T) {
 			if tt.seed {
 				h.srv.AddComment(owner, repo, prNum, "github-actions[bot]", "Bot", marker+"\nold")
 			}
-			_, err := h.upsert("body", nil)
+			_, err := h.upsert("body")
 			if err == nil {
 				t.Fatal("Upsert succeeded, want an error")
 			}
@@ -799,55 +740,6 @@ func TestTokenNeverInErrors(t *testing.T) {
 				}
 			}
 			t.Log(err)
-		})
-	}
-}
-
-func TestTruncate(t *testing.T) {
-	note := truncatedNote
-	filler := strings.Repeat("more\n", 100)
-	tests := []struct {
-		name string
-		in   string
-		max  int
-		want string
-	}{
-		{name: "fits", in: "a\nb\n", max: 4, want: "a\nb\n"},
-		{
-			name: "cut at a line",
-			in:   "line one\nline two\nline three\n" + filler,
-			max:  len("line one\nline two\nline") + len("\n~~~\n") + len(note),
-			want: "line one\nline two\n" + note,
-		},
-		{
-			name: "closes a code fence",
-			in:   "text\n```\ncode 1\ncode 2\n```\n" + filler,
-			max:  len("text\n```\ncode 1\nco") + len("\n~~~\n") + len(note),
-			want: "text\n```\ncode 1\n```\n" + note,
-		},
-		{
-			name: "a closed fence stays closed",
-			in:   "```go\nx\n```\nafter 1\nafter 2\n" + filler,
-			max:  len("```go\nx\n```\nafter 1\naf") + len("\n~~~\n") + len(note),
-			want: "```go\nx\n```\nafter 1\n" + note,
-		},
-		{
-			name: "one long line is cut between characters",
-			in:   strings.Repeat("µ", 100),
-			max:  21 + len("\n~~~\n") + len(note),
-			want: strings.Repeat("µ", 10) + "\n" + note,
-		},
-		{name: "no room for the note", in: strings.Repeat("µ", 100), max: 7, want: "µµµ"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := Truncate(tt.in, tt.max)
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("Truncate mismatch (-want +got):\n%s", diff)
-			}
-			if len(got) > tt.max {
-				t.Errorf("Truncate returned %d bytes, more than %d", len(got), tt.max)
-			}
 		})
 	}
 }

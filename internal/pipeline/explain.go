@@ -13,7 +13,6 @@ import (
 
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/benchgate/benchgate/internal/shard"
@@ -29,17 +28,66 @@ const (
 	// cpuTarget the work of each (by the pilot's time per op): at 100
 	// samples a second, 2 × 0.5 s give about 100 samples per side,
 	// enough to rank the functions whose share moved by a few percent
-	// (xxhash's planted 11 % function leads its table as it did at
-	// 3 × 1 s; docs/evidence.md), for about 2 s per time regression.
+	// (xxhash's planted 11 % function leads its table: docs/evidence.md),
+	// for about 2 s per time regression.
 	cpuRuns   = 2
 	cpuTarget = 500 * time.Millisecond
 )
 
+// Explained is what the explain pass did after the verdict.
+type Explained struct {
+	// Instructions is how many instructions/op changes the lane's
+	// per-function counts explain.
+	Instructions int
+	// Profiled is how many changed benchmarks were profiled, in Elapsed:
+	// the allocations of Allocs of them in AllocsTime, the CPU of CPU of
+	// them in CPUTime.
+	Profiled, Allocs, CPU        int
+	Elapsed, AllocsTime, CPUTime time.Duration
+	// Kept is the directory the counts, profiles and test binaries were
+	// kept in; "" if they were not kept.
+	Kept string
+	// Cancelled: the benchmarks not yet profiled are not explained.
+	Cancelled bool
+	// Skipped more changed benchmarks were not profiled (at most Max
+	// per run).
+	Skipped, Max int
+	// Merged is how many explanations came from the shards' passes.
+	Merged int
+	// Problems are what kept the pass from explaining a benchmark, or
+	// from keeping its files.
+	Problems []ExplainProblem
+}
+
+// ExplainProblem is a step of the explain pass that failed: for Bench
+// ("import/path.Name"; "" for the whole pass), with the error (untrusted:
+// it may quote the change's names).
+type ExplainProblem struct {
+	Bench string
+	Step  ExplainStep
+	Err   string
+}
+
+// ExplainStep is the step of the explain pass a problem stopped.
+type ExplainStep string
+
+// The steps.
+const (
+	// ExplainModule: the sides' module roots were not found; nothing
+	// was profiled.
+	ExplainModule ExplainStep = "module"
+	// ExplainNotProfiled: the benchmark's directory could not be made.
+	ExplainNotProfiled ExplainStep = "not-profiled"
+	// ExplainBinaries: the test binaries were not kept beside the
+	// profiles.
+	ExplainBinaries ExplainStep = "binaries"
+)
+
 // writeExplain writes a shard's explanations to out/explain.json, for
 // merge (an empty list when there are none).
-func writeExplain(out string, whys []report.Why) error {
+func writeExplain(out string, whys []explain.Why) error {
 	if whys == nil {
-		whys = []report.Why{}
+		whys = []explain.Why{}
 	}
 	return WriteJSON(filepath.Join(out, shard.ExplainFile), whys)
 }
@@ -56,29 +104,31 @@ type explainUnit struct {
 	fails  bool          // one of them fails the gate
 }
 
-// Explain is the explain pass: it says where the changes come from, in a
+// explain is the explain pass: it says where the changes come from, in a
 // profiling pass after the verdict (and its confirmation), never while
 // timing: every allocs/op or B/op row that changed gets the allocation
 // sites whose allocations per op changed (exact: explain.AllocDelta at
 // -test.memprofilerate=1), every time regression that held the functions
 // whose time per op changed most (CPU profiles of both sides,
 // alternating), and every instructions/op row that changed the functions
-// of the lane's counts whose own instructions changed most. dirs are the
-// two sides' module directories (runner.Side.Dir). The profiles go under
-// out/explain/<benchmark>/, with both test binaries when kept (the user's
+// of the lane's counts whose own instructions changed most, each side's
+// from its module directory. The profiles go under the raw files'
+// explain/<benchmark>/, with both test binaries when kept (the user's
 // --out): the report then prints the go tool pprof command that
 // reproduces the figures. A benchmark that cannot be profiled gets a
 // reason instead; nothing here changes the verdict. The facts are nil
 // when there was nothing to explain.
-func Explain(ctx context.Context, sess *runner.Session, v gate.Verdict, lane *runner.InstructionResult, dirs [2]string, out string, kept bool, env Env) ([]report.Why, *report.Explained) {
+func (r *run) explain(ctx context.Context, v gate.Verdict, lane *Lane) ([]explain.Why, *Explained) {
+	sess, out, kept, env := r.sess, r.out, r.p.Out != "", r.env
+	dirs := [2]string{r.ws.Trees[0].Dir(), r.ws.Trees[1].Dir()}
 	todo, skipped := explainUnits(sess.Units(), v)
 	counted := instructionRows(v, lane)
 	if len(todo) == 0 && len(counted) == 0 {
 		return nil, nil
 	}
-	var whys []report.Why
+	var whys []explain.Why
 	start := time.Now()
-	ex := &report.Explained{Max: maxExplained}
+	ex := &Explained{Max: maxExplained}
 	var nAllocs, nCPU int
 	for _, e := range todo {
 		if len(e.allocs) > 0 {
@@ -88,16 +138,14 @@ func Explain(ctx context.Context, sess *runner.Session, v gate.Verdict, lane *ru
 			nCPU++
 		}
 	}
-	if env.Progress != nil && len(todo) > 0 {
-		runner.Stage(env.Progress, "Explaining the changes")
-		fmt.Fprintf(env.Progress, "benchgate: explaining %d changed benchmark(s): allocation profiles of %d, CPU profiles of %d\n",
-			len(todo), nAllocs, nCPU)
+	if len(todo) > 0 {
+		env.step(StepExplain{len(todo), nAllocs, nCPU})
 	}
 	var roots [2]string
 	for i, d := range dirs {
 		r, err := explain.ModuleRoot(d)
 		if err != nil {
-			ex.Problems = append(ex.Problems, report.ExplainProblem{Step: report.ExplainModule, Err: OneLine(err)})
+			ex.Problems = append(ex.Problems, ExplainProblem{Step: ExplainModule, Err: OneLine(err)})
 			return whys, ex
 		}
 		roots[i] = r
@@ -117,7 +165,7 @@ func Explain(ctx context.Context, sess *runner.Session, v gate.Verdict, lane *ru
 	if len(counted) > 0 {
 		for _, r := range counted {
 			d, err := benchDir(runner.Unit{Package: r.Package, Name: "Benchmark" + r.Name, CPU: 1})
-			w := explainInstructions(r, lane.Profiles[r.Package+"."+r.Name], roots, filepath.Join(d, "instructions"), kept && err == nil)
+			w := explainInstructions(r, lane.Result.Profiles[r.Package+"."+r.Name], roots, filepath.Join(d, "instructions"), kept && err == nil)
 			if err != nil && kept {
 				w.Notes = append(w.Notes, "the counts were not kept: "+OneLine(err))
 			}
@@ -140,7 +188,7 @@ func Explain(ctx context.Context, sess *runner.Session, v gate.Verdict, lane *ru
 		}
 		dir, err := benchDir(e.u)
 		if err != nil {
-			ex.Problems = append(ex.Problems, report.ExplainProblem{Bench: e.u.ID(), Step: report.ExplainNotProfiled, Err: OneLine(err)})
+			ex.Problems = append(ex.Problems, ExplainProblem{Bench: e.u.ID(), Step: ExplainNotProfiled, Err: OneLine(err)})
 			if len(e.allocs) > 0 {
 				nAllocs--
 			}
@@ -154,7 +202,7 @@ func Explain(ctx context.Context, sess *runner.Session, v gate.Verdict, lane *ru
 		if kept {
 			if _, err := sess.KeepBinaries(e.u, dir); err != nil {
 				pr.kept = false
-				ex.Problems = append(ex.Problems, report.ExplainProblem{Bench: e.u.ID(), Step: report.ExplainBinaries, Err: OneLine(err)})
+				ex.Problems = append(ex.Problems, ExplainProblem{Bench: e.u.ID(), Step: ExplainBinaries, Err: OneLine(err)})
 			}
 		}
 		if len(e.allocs) > 0 {
@@ -184,8 +232,8 @@ func Explain(ctx context.Context, sess *runner.Session, v gate.Verdict, lane *ru
 // sides, those failing the gate first, at most maxExplained (their
 // explanations come from counts already taken, but each is a block in
 // the report).
-func instructionRows(v gate.Verdict, lane *runner.InstructionResult) []gate.Result {
-	if lane == nil {
+func instructionRows(v gate.Verdict, lane *Lane) []gate.Result {
+	if lane == nil || lane.Result == nil {
 		return nil
 	}
 	var rows []gate.Result
@@ -193,7 +241,7 @@ func instructionRows(v gate.Verdict, lane *runner.InstructionResult) []gate.Resu
 		if r.Kind != gate.Instructions || r.Status != gate.Regression && r.Status != gate.Improvement {
 			continue
 		}
-		if lp := lane.Profiles[r.Package+"."+r.Name]; lp != nil {
+		if lp := lane.Result.Profiles[r.Package+"."+r.Name]; lp != nil {
 			rows = append(rows, r)
 		}
 	}
@@ -205,8 +253,8 @@ func instructionRows(v gate.Verdict, lane *runner.InstructionResult) []gate.Resu
 // per-function counts of both sides (exact, as the counts are): the
 // functions whose own instructions per op changed most. With kept, each
 // side's counts go to dir/base.pprof and dir/head.pprof.
-func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]string, dir string, kept bool) report.Why {
-	w := report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
+func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]string, dir string, kept bool) explain.Why {
+	w := explain.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
 	var cs [2]explain.Counts
 	for i := range 2 {
 		cs[i] = explain.FromCallgrind(lp[i].Profile, lp[i].Ops, roots[i], lp[i].Binary)
@@ -224,7 +272,7 @@ func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]stri
 	w.Explain.Functions = top[:min(len(top), 5)]
 	w.Base, w.Head = f.Total[0], f.Total[1]
 	w.Ops = f.Ops
-	w.Runs = LaneRepeats
+	w.Runs = laneRepeats
 	if kept {
 		var files [2]string
 		for i := range 2 {
@@ -236,7 +284,7 @@ func explainInstructions(r gate.Result, lp *[2]runner.LaneProfile, roots [2]stri
 				return w
 			}
 		}
-		w.Command = "go tool pprof -top -nodefraction=0 -diff_base " + report.ShellQuote(files[0]) + " " + report.ShellQuote(files[1])
+		w.Command = "go tool pprof -top -nodefraction=0 -diff_base " + explain.Quote(files[0]) + " " + explain.Quote(files[1])
 	}
 	return w
 }
@@ -293,7 +341,7 @@ func boolRank(b bool) int {
 
 // explainer profiles one benchmark into dir.
 type explainer struct {
-	sess  *runner.Session
+	sess  session
 	u     runner.Unit
 	roots [2]string // the sides' module roots
 	dir   string
@@ -302,11 +350,11 @@ type explainer struct {
 
 // allocs explains the allocation rows of a benchmark with one allocation
 // pass: both sides at n and 2n ops, their difference diffed by site.
-func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Result) []report.Why {
-	fail := func(err error) []report.Why {
-		var out []report.Why
+func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Result) []explain.Why {
+	fail := func(err error) []explain.Why {
+		var out []explain.Why
 		for _, r := range rows {
-			out = append(out, report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Err: OneLine(err)})
+			out = append(out, explain.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Err: OneLine(err)})
 		}
 		return out
 	}
@@ -351,7 +399,7 @@ func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Resu
 	}
 	notes := diff.Check(allocsRow, bytesRow)
 	files, kept := ex.write(dir, in)
-	var out []report.Why
+	var out []explain.Why
 	for _, r := range rows {
 		// The sites that moved the row's way first: for a regression,
 		// the largest increase (a line that stopped allocating while a
@@ -364,7 +412,7 @@ func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Resu
 		slices.SortStableFunc(changed, func(x, y explain.Site) int {
 			return cmp.Compare(sign*(y.Head-y.Base), sign*(x.Head-x.Base))
 		})
-		w := report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Changed: len(changed), Ops: diff.Ops, Notes: notes}
+		w := explain.Why{Package: r.Package, Name: r.Name, Unit: r.Unit, Changed: len(changed), Ops: diff.Ops, Notes: notes}
 		w.Explain.Sites = changed[:min(len(changed), 5)]
 		index := "-sample_index=alloc_objects"
 		w.Base, w.Head = diff.Objects[0], diff.Objects[1]
@@ -382,8 +430,8 @@ func (ex explainer) allocs(ctx context.Context, v gate.Verdict, rows []gate.Resu
 
 // cpu explains a time regression with cpuRuns CPU profiles per side,
 // alternating, each side's merged.
-func (ex explainer) cpu(ctx context.Context, r gate.Result) report.Why {
-	w := report.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
+func (ex explainer) cpu(ctx context.Context, r gate.Result) explain.Why {
+	w := explain.Why{Package: r.Package, Name: r.Name, Unit: r.Unit}
 	n := runner.CPUProfileN(ex.u, cpuTarget)
 	dir := filepath.Join(ex.dir, "cpu")
 	set, err := ex.sess.ProfileCPU(ctx, ex.u, n, cpuRuns, dir)
@@ -420,7 +468,7 @@ func (ex explainer) cpu(ctx context.Context, r gate.Result) report.Why {
 	w.Base, w.Head = f.Total[0], f.Total[1]
 	w.Ops, w.Runs = f.Ops, cpuRuns
 	if files, kept := ex.write(dir, in); kept {
-		w.Command = ex.command("-top -nodefraction=0 -hide="+report.ShellQuote(explain.CPUHide), files)
+		w.Command = ex.command("-top -nodefraction=0 -hide="+explain.Quote(explain.CPUHide), files)
 	}
 	return w
 }
@@ -447,7 +495,7 @@ func (ex explainer) write(dir string, in [2]explain.Input) ([2]string, bool) {
 // kept profiles, head's with its binary (which pprof takes before the
 // profile): every node, also those under pprof's default cut.
 func (ex explainer) command(flags string, files [2]string) string {
-	return "go tool pprof " + flags + " -diff_base " + report.ShellQuote(files[0]) + " " + report.ShellQuote(filepath.Join(ex.dir, "head.test")) + " " + report.ShellQuote(files[1])
+	return "go tool pprof " + flags + " -diff_base " + explain.Quote(files[0]) + " " + explain.Quote(filepath.Join(ex.dir, "head.test")) + " " + explain.Quote(files[1])
 }
 
 // rowCenters returns the medians of base and head of the row of unit for

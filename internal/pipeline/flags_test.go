@@ -27,7 +27,7 @@ func TestFlagsJudge(t *testing.T) {
 		p.Threshold = 0.03
 		p.SetFailOn([]string{"time", "allocs"})
 		p.FailOn[gate.Instructions] = true // the lane default
-		return Flags{Policy: p, ThresholdGiven: given, FailOnGiven: given, FailOnSet: given}
+		return Flags{Policy: p, ThresholdGiven: given, FailOnGiven: given}
 	}
 
 	f := flags(false)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/policy"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/shard"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -87,7 +86,7 @@ type Acceptance struct {
 	TrailersOf string
 	// TrailersOff, when set, says why the trailers are not applied: they
 	// are read only for a note that says so.
-	TrailersOff report.TrailersOff
+	TrailersOff policy.TrailersOff
 	// TrailersBy is who a trailer is credited to ("@login, the pull
 	// request's author"); "" for "author unverified" (a local run).
 	TrailersBy string
@@ -95,11 +94,11 @@ type Acceptance struct {
 	// LabelBy who added it ("@login") and LabelAt the commit it was
 	// added for.
 	Label, LabelBy, LabelAt string
-	// Label names the accept label in a note that trailers are off
-	// (report.OffInput); Notes say why a label on the pull request
+	// AcceptLabel names the accept label in a note that trailers are
+	// off (policy.OffInput); Notes say why a label on the pull request
 	// accepts nothing.
 	AcceptLabel string
-	Notes       []report.PolicyNote
+	Notes       []policy.Note
 }
 
 // Flags is the gate's policy as the flags give it, before a policy file's
@@ -110,37 +109,39 @@ type Flags struct {
 	// gated when the lane is measured and no fail-on list was given.
 	Policy gate.Policy
 	// Given says which of them were given explicitly: they override the
-	// policy file.
+	// policy file (and a fail-on list given keeps instructions out of
+	// the gated kinds when results hold their rows).
 	ThresholdGiven, AlphaGiven, InstructionsGiven, FailOnGiven bool
-	// FailOnSet says a fail-on list was given: instructions are not
-	// added to the gated kinds when results hold their rows.
-	FailOnSet bool
+
 	Estimator stats.Estimator
 }
 
-// Env is what a run writes besides its files: progress lines (nil for
-// none, --quiet) and warnings (stderr), and the environment of child
-// processes when there is no sandbox.
+// Env is what a run writes besides its files: the runner's progress
+// lines (nil for none, --quiet), the run's steps (nil for none; warnings
+// among them too: the caller words them, report.StepLines), errors that
+// do not stop the run (stderr), and the environment of child processes
+// when there is no sandbox.
 type Env struct {
 	Progress, Stderr io.Writer
+	Steps            func(Step)
 	Environ          []string
 	// GitEnv is git's environment (without credentials).
 	GitEnv []string
 }
 
-// InputError is an error of the user's input found by a stage (exit
+// inputError is an error of the user's input found by a stage (exit
 // status 2); every other error of a stage means the run could not finish
 // (exit status 3).
-type InputError struct{ Err error }
+type inputError struct{ Err error }
 
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
+func (e *inputError) Error() string { return e.Err.Error() }
+func (e *inputError) Unwrap() error { return e.Err }
 
 // inputErr marks err as the user's input.
-func inputErr(err error) error { return &InputError{err} }
+func inputErr(err error) error { return &inputError{err} }
 
 // IsInput reports whether err is the user's input (exit status 2).
 func IsInput(err error) bool {
-	var ie *InputError
+	var ie *inputError
 	return errors.As(err, &ie)
 }

@@ -50,7 +50,7 @@ type File struct {
 // non-blank byte is '{') converted by benchout.FromJSON, with lines
 // mapping the text's lines to the stream's (stats.Input.Lines); text as
 // it is, lines nil.
-func Decode(f File) (text File, lines []int, err error) {
+func decode(f File) (text File, lines []int, err error) {
 	if !benchout.IsJSON(f.Data) {
 		return f, nil, nil
 	}
@@ -188,7 +188,7 @@ func maxRound(raw []byte) int {
 
 // ReadKept reads a file of a kept directory through no link, within the
 // bounds of a shard's files; a missing file is nil.
-func ReadKept(path string) ([]byte, error) {
+func readKept(path string) ([]byte, error) {
 	limit := int64(shard.MaxRawSize)
 	if strings.HasSuffix(path, ".json") {
 		limit = shard.MaxJSONSize
@@ -218,7 +218,7 @@ func ReadDir(dir, shown string) (Raw, error) {
 	var in Raw
 	var confirm [2]File
 	for i, name := range []string{shard.BaseFile, shard.HeadFile, shard.ConfirmBaseFile, shard.ConfirmHeadFile} {
-		data, err := ReadKept(filepath.Join(dir, name))
+		data, err := readKept(filepath.Join(dir, name))
 		if err != nil {
 			return in, err
 		}
@@ -232,25 +232,34 @@ func ReadDir(dir, shown string) (Raw, error) {
 			confirm[i-2] = f
 		}
 	}
-	failures, err := ReadFailures(dir, shown, shard.FailuresFile)
+	failures, err := readFailures(dir, shown, shard.FailuresFile)
 	if err != nil {
 		return in, err
 	}
 	in.Failures = failures
-	if in.Same, err = ReadSame(dir, shown); err != nil {
+	if in.Same, err = readSame(dir, shown); err != nil {
 		return in, err
 	}
-	cf, err := ReadFailures(dir, shown, ConfirmFailuresFile)
+	cf, err := readFailures(dir, shown, ConfirmFailuresFile)
 	if err != nil {
 		return in, err
 	}
 	return in, in.WithConfirm(confirm, cf)
 }
 
-// ReadSame reads and decodes the same-binary rows of dir (SameFile; nil
+// ReadFailures reads and decodes the failures file name of dir.
+func readFailures(dir, shown, name string) ([]gate.Failure, error) {
+	data, err := readKept(filepath.Join(dir, name))
+	if err != nil {
+		return nil, err
+	}
+	return failuresOf(filepath.Join(shown, name), data)
+}
+
+// readSame reads and decodes the same-binary rows of dir (SameFile; nil
 // when the file is missing).
-func ReadSame(dir, shown string) ([]stats.Key, error) {
-	data, err := ReadKept(filepath.Join(dir, SameFile))
+func readSame(dir, shown string) ([]stats.Key, error) {
+	data, err := readKept(filepath.Join(dir, SameFile))
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -273,13 +282,4 @@ type sameRow struct {
 	Package string `json:"package"`
 	Name    string `json:"name"`
 	Unit    string `json:"unit"`
-}
-
-// ReadFailures reads and decodes the failures file name of dir.
-func ReadFailures(dir, shown, name string) ([]gate.Failure, error) {
-	data, err := ReadKept(filepath.Join(dir, name))
-	if err != nil {
-		return nil, err
-	}
-	return failuresOf(filepath.Join(shown, name), data)
 }

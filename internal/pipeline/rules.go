@@ -16,7 +16,6 @@ import (
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/policy"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
 )
@@ -31,15 +30,15 @@ type Rules struct {
 	headErr string         // head's copy does not parse: its errors
 	changed bool           // head's copy differs from base's (or only one side has one)
 	accepts []policy.Accept
-	ignored []gate.Bench        // benchmarks not run because a rule ignores them
-	notes   []report.PolicyNote // what did not apply, for the report
+	ignored []gate.Bench  // benchmarks not run because a rule ignores them
+	notes   []policy.Note // what did not apply, for the report
 
 	// fileData is file's text, kept with the raw files (judge.json).
 	fileData []byte
 }
 
 // Notes are what could not be read or applied, for the report.
-func (r *Rules) Notes() []report.PolicyNote {
+func (r *Rules) Notes() []policy.Note {
 	if r == nil {
 		return nil
 	}
@@ -142,7 +141,7 @@ func readRules(ctx context.Context, repo *gitrev.Repo, trees [2]*gitrev.Worktree
 			}
 			r.source = fmt.Sprintf("%s of %s, %s", name, gitrev.Short(at.SHA), at.Label)
 			if bp == nil {
-				r.notes = append(r.notes, report.PolicyNote{Code: report.NoPolicyFile, Commit: gitrev.Short(at.SHA), File: name, Label: at.Label})
+				r.notes = append(r.notes, policy.Note{Code: policy.NoPolicyFile, Commit: gitrev.Short(at.SHA), File: name, Label: at.Label})
 			}
 		} else {
 			bp, baseData, err = ReadPolicy(trees[0].Path(), filepath.Join(subdir(trees[0]), rel), name)
@@ -204,7 +203,7 @@ func FileRules(p *policy.Policy, data []byte, source string, accepts []policy.Ac
 // TrailerAccepts reads the Benchgate-Accept trailers of acc.TrailersOf and
 // credits them to acc.TrailersBy, never to the commit's author field: that
 // is free text. Unapplied trailers and an unreadable message become notes.
-func TrailerAccepts(ctx context.Context, repo *gitrev.Repo, acc Acceptance, notes *[]report.PolicyNote) ([]policy.Accept, error) {
+func TrailerAccepts(ctx context.Context, repo *gitrev.Repo, acc Acceptance, notes *[]policy.Note) ([]policy.Accept, error) {
 	if acc.TrailersOf == "" {
 		return nil, nil
 	}
@@ -216,14 +215,14 @@ func TrailerAccepts(ctx context.Context, repo *gitrev.Repo, acc Acceptance, note
 	}
 	if err != nil {
 		// Not the user's input: say so, and gate without trailers.
-		*notes = append(*notes, report.PolicyNote{Code: report.TrailersUnread, Commit: sha, Err: OneLine(err)})
+		*notes = append(*notes, policy.Note{Code: policy.TrailersUnread, Commit: sha, Err: OneLine(err)})
 		return nil, nil
 	}
 	trailers, err := policy.ParseAcceptTrailers(msg)
 	switch {
 	case acc.TrailersOff != "":
 		if len(trailers) > 0 || err != nil {
-			*notes = append(*notes, report.PolicyNote{Code: report.TrailersNotApplied, Commit: sha, Off: acc.TrailersOff, Label: acc.AcceptLabel})
+			*notes = append(*notes, policy.Note{Code: policy.TrailersNotApplied, Commit: sha, Off: acc.TrailersOff, Label: acc.AcceptLabel})
 		}
 		return nil, nil
 	case err != nil:
@@ -285,17 +284,17 @@ func (f Flags) Judge(r *Rules) Judge {
 	return Judge{
 		Policy:                   p,
 		Estimator:                f.Estimator,
-		GateMeasuredInstructions: !f.FailOnSet && (r == nil || r.file == nil || !r.file.FailOn.Set),
+		GateMeasuredInstructions: !f.FailOnGiven && (r == nil || r.file == nil || !r.file.FailOn.Set),
 	}
 }
 
 // Info says, for the report, which policy file was in force and what
 // head's copy would change for the benchmarks of v.
-func (r *Rules) Info(v gate.Verdict) *report.PolicyInfo {
+func (r *Rules) Info(v gate.Verdict) *PolicyInfo {
 	if r == nil || (r.file == nil && !r.changed && r.headErr == "") {
 		return nil
 	}
-	info := &report.PolicyInfo{Source: r.source, HeadError: r.headErr}
+	info := &PolicyInfo{Source: r.source, HeadError: r.headErr}
 	if r.file == nil {
 		info.Source = ""
 	}

@@ -13,10 +13,10 @@ import (
 
 	"github.com/benchgate/benchgate/internal/affected"
 	"github.com/benchgate/benchgate/internal/callgrind"
+	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/machine"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/benchgate/benchgate/internal/sandbox"
@@ -38,9 +38,9 @@ type Workspace struct {
 // Prepare checks base and head out into worktrees of a new temporary
 // directory and reads the rules (the policy file of base's tree or of
 // p.Policy.At, the acceptances): the policy is the user's input, read
-// (and refused, with an *InputError) before the long work starts. The
-// rules' notes are warned about on env.Stderr. The Workspace is returned
-// for Close also with an error.
+// (and refused, with an *inputError) before the long work starts; what
+// did not apply as written is in its Notes. The Workspace is returned for
+// Close also with an error.
 func Prepare(ctx context.Context, p Plan, repo *gitrev.Repo, env Env) (*Workspace, error) {
 	tmp, err := os.MkdirTemp("", "benchgate-")
 	if err != nil {
@@ -54,9 +54,6 @@ func Prepare(ctx context.Context, p Plan, repo *gitrev.Repo, env Env) (*Workspac
 	}
 	if ws.Rules, err = readRules(ctx, repo, ws.Trees, p.Base, p.Policy); err != nil {
 		return ws, inputErr(err)
-	}
-	for _, n := range ws.Rules.notes {
-		fmt.Fprintf(env.Stderr, "benchgate: warning: %s\n", report.PolicyNoteText(n))
 	}
 	return ws, nil
 }
@@ -74,18 +71,6 @@ func (ws *Workspace) Close() {
 // Paths are the worktrees' top directories.
 func (ws *Workspace) Paths() []string { return []string{ws.Trees[0].Path(), ws.Trees[1].Path()} }
 
-// An Outcome is what a run gives for the report: the verdict and the
-// metadata (the run's facts, the explanations, the policy in force), and
-// where the raw files are.
-type Outcome struct {
-	Verdict gate.Verdict
-	Meta    report.Meta
-	// Raw is the directory of the raw files ("" when none were
-	// written); Kept says it is the user's --out, kept anyway.
-	Raw  string
-	Kept bool
-}
-
 // Sandbox is where the change's code runs: the sandbox (its environment
 // and user; sealed once the builds are done) and what it could not close
 // to that code.
@@ -95,16 +80,17 @@ type Sandbox struct {
 }
 
 // Run measures the workspace's two sides in the sandbox sb and judges
-// them: the stages in order, each a function of the plan and the values
-// before it.
+// them: the stages in order, each a method of the run's state that
+// returns what it learned, and record, which alone makes the report's
+// input of those values.
 //
-//	packagesOf (--packages affected) -> openRaw -> measure: session
+//	packages (--packages affected) -> openRaw -> measure: session
 //	(build, seal, discover, shard, count advice, warm-up), timeLane
-//	(fixed rounds or Adaptive), Instructions -> judgeRun: Judge.Raw,
-//	Confirm, Explain
+//	(fixed rounds or Adaptive), Instructions -> judge: Judge.Raw,
+//	Confirm, Explain -> record
 //
 // A cancellation after the first round gives a partial Outcome; other
-// errors are the run's (an *InputError for the user's input, a
+// errors are the run's (an *inputError for the user's input, a
 // *runner.BuildError for a side that does not build).
 func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outcome, error) {
 	if p.Instructions {
@@ -118,81 +104,113 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 			return Outcome{}, inputErr(err)
 		}
 	}
-	jd := p.Flags.Judge(ws.Rules)
-	o := Outcome{Meta: report.Meta{
-		BaseRef: p.Base.Label, HeadRef: p.Head.Label, BaseSHA: p.Base.SHA, HeadSHA: p.Head.SHA,
-		Count: p.Runner.Count, Benchtime: p.Runner.Benchtime, Seed: p.Seed,
-	}}
-	meta := &o.Meta
-	meta.Run.PGO = pgoChanged(ctx, ws.repo, p, env)
-	meta.Run.Policy = ws.Rules.Notes()
-	for _, u := range sb.Unclosed {
-		meta.Run.Unclosed = append(meta.Run.Unclosed, report.Named{Name: u.Path, Reason: u.Reason})
+	r := &run{p: p, ws: ws, sb: sb, env: env, rules: ws.Rules}
+	f := facts{unclosed: sb.Unclosed}
+	changed, diffErr := r.changed(ctx)
+	f.pgo = pgoFiles(changed) // a failed diff gives none, not an error
+	packages := p.Runner.Packages
+	if p.Affected {
+		var err error
+		if f.sel, err = r.affected(ctx, changed, diffErr); err != nil {
+			return Outcome{}, err
+		}
+		if !f.sel.All && len(f.sel.Packages) == 0 {
+			// No package affected: nothing to measure, an empty verdict.
+			return r.outcome(f, gate.Judge(nil, nil, p.Flags.Judge(ws.Rules).Policy)), nil
+		}
+		if !f.sel.All {
+			packages = f.sel.Packages
+		}
 	}
-	packages, none, err := packagesOf(ctx, p, ws, sb, meta, env)
+	raw, err := r.openRaw()
 	if err != nil {
-		return o, err
-	}
-	if none {
-		// No package affected: nothing to measure.
-		o.Verdict = gate.Judge(nil, nil, jd.Policy)
-		return o, nil
-	}
-	raw, err := openRaw(p, ws, meta)
-	if err != nil {
-		return o, err
+		return Outcome{}, err
 	}
 	defer raw[0].Close()
 	defer raw[1].Close()
-	o.Raw, o.Kept = filepath.Dir(raw[0].Name()), p.Out != ""
-	m, err := measure(ctx, p, ws, sb, packages, raw, jd, meta, env)
+	if p.Out != "" {
+		f.raw = [3]string{raw[0].Name(), raw[1].Name(), r.out}
+	}
+	o := Outcome{Raw: r.out, Kept: p.Out != ""}
+	f.measured, err = r.measure(ctx, packages, changed, diffErr, raw)
 	if err != nil {
 		return o, err
 	}
-	if m.manifest != nil {
-		if p.Shard.Count > 1 {
-			meta.Run.Shard = &report.ShardPart{Shard: p.Shard.String(), Assigned: len(m.manifest.Assigned), All: len(m.manifest.All)}
-		}
-		if len(m.manifest.Assigned) == 0 {
-			o.Verdict = gate.Judge(nil, nil, jd.Policy)
-			return o, nil
-		}
+	if m := f.manifest; m != nil && len(m.Assigned) == 0 {
+		// A shard with nothing of the suite to measure.
+		return r.outcome(f, gate.Judge(nil, nil, r.jd.Policy)), nil
 	}
-	res := m.sess.Result()
-	meta.Run.Skipped = res.Skipped
-	screen := res.MeasureTime
-	o, err = judgeRun(ctx, p, ws, m.sess, ws.Rules.withIgnored(res.Ignored), o.Raw, m.manifest, m.lane, o, env)
-	// The time the run took, taken last: the confirmation's fresh rounds
-	// and the explain pass's processes are part of what it cost.
-	res = m.sess.Result()
-	t := &report.Timing{Elapsed: res.Elapsed, Build: res.BuildTime, Processes: res.ProcessTime, Counted: res.RunTime, Count: res.Processes,
-		Calibrate: res.DiscoverTime, Warmup: res.WarmupTime, Screen: screen, Confirm: res.MeasureTime - screen, Work: res.Work}
-	if e := o.Meta.Run.Explain; e != nil {
-		t.Explain = e.Elapsed
+	f.judged, err = r.judge(ctx, f.measured)
+	if err != nil {
+		return o, err
 	}
-	o.Meta.Run.Timing = t
-	return o, err
+	return r.outcome(f, f.verdict), nil
 }
 
-// packagesOf is the packages to measure: the plan's, or with
-// --packages affected those the change affects (none: the change
-// affects no package).
-func packagesOf(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, meta *report.Meta, env Env) (pkgs []string, none bool, err error) {
-	if !p.Affected {
-		return p.Runner.Packages, false, nil
+// session is what the stages after the runner's preparation ask of it
+// (runner.Session): its result so far, its units, rounds of some of them
+// into two writers, the instruction lane and the profiles. Tests give
+// the stages a session that plays recorded raw files back.
+type session interface {
+	measurer
+	MeasureInstructions(ctx context.Context, units []runner.Unit, o runner.InstructionOptions, base, head io.Writer) (*runner.InstructionResult, error)
+	KeepBinaries(u runner.Unit, dir string) ([2]string, error)
+	ProfileAllocs(ctx context.Context, u runner.Unit, n int, dir string) (*runner.ProfileSet, error)
+	ProfileCPU(ctx context.Context, u runner.Unit, n, runs int, dir string) (*runner.ProfileSet, error)
+}
+
+// run is one run's state: what every stage reads (the plan, the
+// workspace, the sandbox, the writers) and what the stages before it set
+// up (the raw files' directory, the session, the rules with the
+// benchmarks the runner ignored and the judgement they give, resolved
+// once). Its methods are the stages; each returns what it learned.
+type run struct {
+	p     Plan
+	ws    *Workspace
+	sb    Sandbox
+	env   Env
+	out   string // the raw files' directory
+	sess  session
+	rules *Rules
+	jd    Judge
+}
+
+// outcome is the Outcome of the run's facts and verdict v.
+func (r *run) outcome(f facts, v gate.Verdict) Outcome {
+	var res *runner.Result
+	if r.sess != nil {
+		res = r.sess.Result()
 	}
-	sel, err := selectAffected(ctx, sb.Sandbox, ws, p, env)
+	f.rules = r.rules
+	return Outcome{Verdict: v, Record: record(r.p, res, v, f), Raw: r.out, Kept: r.out != "" && r.p.Out != ""}
+}
+
+// changed lists the files the change edits (one git diff, for the PGO
+// profiles and the affected packages); none for an A/A run.
+func (r *run) changed(ctx context.Context) ([]string, error) {
+	p := r.p
+	if p.Base.SHA == p.Head.SHA {
+		return nil, nil
+	}
+	return affected.Changed(ctx, r.ws.repo.Root(), p.Base.SHA, p.Head.SHA, affected.ExecGit(r.env.GitEnv))
+}
+
+// affected selects, from the plan's packages, those whose code or
+// dependencies the changed files touch (--packages affected).
+func (r *run) affected(ctx context.Context, changed []string, diffErr error) (*affected.Selection, error) {
+	if diffErr != nil {
+		return nil, fmt.Errorf("--packages affected: %v", OneLine(diffErr))
+	}
+	ws := r.ws
+	sel, err := affected.Select(ctx,
+		affected.Tree{Root: ws.Trees[0].Path(), Dir: ws.Trees[0].Dir()},
+		affected.Tree{Root: ws.Trees[1].Path(), Dir: ws.Trees[1].Dir()},
+		changed, affected.Options{Patterns: r.p.Runner.Packages, Go: affected.ExecGo(r.sb.Env(), r.sb.Credential())})
 	if err != nil {
-		return nil, false, fmt.Errorf("--packages affected: %v", OneLine(err))
+		return nil, fmt.Errorf("--packages affected: %v", OneLine(err))
 	}
-	meta.Run.Affected = affectedFacts(sel)
-	if env.Progress != nil {
-		fmt.Fprintf(env.Progress, "benchgate: --packages affected: %s\n", sel.Summary)
-	}
-	if sel.All {
-		return p.Runner.Packages, false, nil
-	}
-	return sel.Packages, len(sel.Packages) == 0, nil
+	r.env.step(StepAffected{sel})
+	return sel, nil
 }
 
 // openRaw makes the raw files' directory (the plan's --out, or one in
@@ -200,13 +218,13 @@ func packagesOf(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, meta *re
 // exists (the command checked its outputs; in the action, the
 // workspace); the directory itself may not be a symbolic link, nor may
 // any file written in it (safefile).
-func openRaw(p Plan, ws *Workspace, meta *report.Meta) (Files, error) {
-	out := p.OutPath
+func (r *run) openRaw() (Files, error) {
+	out := r.p.OutPath
 	if out == "" {
-		out = filepath.Join(ws.Tmp, "raw")
+		out = filepath.Join(r.ws.Tmp, "raw")
 	}
 	if err := safefile.MkdirAll(filepath.Dir(out), out, 0o755); err != nil {
-		return Files{}, inputErr(fmt.Errorf("--out %s: %v", p.Out, err))
+		return Files{}, inputErr(fmt.Errorf("--out %s: %v", r.p.Out, err))
 	}
 	var raw Files
 	for i, name := range []string{shard.BaseFile, shard.HeadFile} {
@@ -219,69 +237,68 @@ func openRaw(p Plan, ws *Workspace, meta *report.Meta) (Files, error) {
 		}
 		raw[i] = f
 	}
-	if p.Out != "" {
-		meta.RawBase, meta.RawHead, meta.RawDir = raw[0].Name(), raw[1].Name(), out
-	}
+	r.out = out
 	return raw, nil
 }
 
-// measured is what the measuring stages leave for the judgement.
+// measured is what the measuring stages learned.
 type measured struct {
-	sess     *runner.Session
-	lane     Lane
 	manifest *shard.Manifest // a shard's; nil when not sharded
+	machine  *machine.Info
+	// toolchains are the Go toolchains that built base and head.
+	toolchains [2]string
+	advice     *gate.Warning // --count cannot reach alpha
+	adaptive   *Adaptive
+	budget     *Budget // the screen's rounds planned from a ledger's noise
+	lane       *Lane
+	rounds     int           // the time lane's rounds
+	screen     time.Duration // the runner's measuring time after the lanes
+	cancelled  *Cancelled    // a cancellation after the first round
 }
 
 // measure runs the session (session), the time lane (timeLane) and the
 // instruction lane (Instructions) into the raw files, and closes them; a
 // shard's manifest is written also when that failed. A cancellation after
-// the first round leaves a partial run (meta.Partial); any other error
-// ends the run.
-func measure(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, packages []string, raw Files, jd Judge, meta *report.Meta, env Env) (measured, error) {
-	out := filepath.Dir(raw[0].Name())
-	if env.Progress != nil {
-		fmt.Fprintf(env.Progress, "benchgate: base %s (%s), head %s (%s), seed %d\n", p.Base.Label, gitrev.Short(p.Base.SHA), p.Head.Label, gitrev.Short(p.Head.SHA), p.Seed)
-	}
-	opts := p.Runner
-	opts.Packages, opts.Seed = packages, p.Seed
-	opts.BinDir, opts.Env, opts.Credential = filepath.Join(ws.Tmp, "bin"), sb.Env(), sb.Credential()
-	opts.Progress, opts.Ignore = env.Progress, ws.Rules.ignore()
-	if p.Out != "" {
-		opts.LogDir = out
-	}
-	opts.SkipIdentical = skipIdentical(ctx, p, ws, env)
+// the first round leaves a partial run (measured.cancelled); any other
+// error ends the run.
+func (r *run) measure(ctx context.Context, packages []string, changed []string, diffErr error, raw Files) (measured, error) {
+	p, env := r.p, r.env
+	env.step(StepStart{p.Base, p.Head, p.Seed})
 	var m measured
 	if !p.Shard.IsZero() {
 		m.manifest = &shard.Manifest{Shard: p.Shard, BaseSHA: p.Base.SHA, HeadSHA: p.Head.SHA, PRHeadSHA: p.PRHead, Tool: p.Tool, Settings: p.Settings}
 	}
 	var runErr error
-	m.sess, runErr = session(ctx, p, ws, opts, sb, m.manifest, jd.Policy, meta, env)
-	if m.sess != nil {
-		NoteToolchains(meta, m.sess.Result().GoVersion, env.Stderr)
+	m.advice, runErr = r.session(ctx, packages, m.manifest, changed, diffErr)
+	if r.sess != nil {
+		m.toolchains = goVersions(r.sess.Result())
+		env.step(StepToolchains{m.toolchains[0], m.toolchains[1]})
 		if runErr == nil {
-			runErr = noteMachine(meta, sb.Env(), raw[0], raw[1])
+			m.machine, runErr = noteMachine(m.toolchains[1], r.sb.Env(), raw[0], raw[1])
 		}
 	}
-	runErr = timeLane(ctx, p, m.sess, runErr, raw, jd, meta, env)
-	if !p.Time {
-		meta.Count = 0 // no timed rounds
+	if runErr == nil && p.Time {
+		m.adaptive, m.budget, runErr = r.timeLane(ctx, raw)
+		m.rounds = p.Runner.Count
+		if m.adaptive != nil {
+			m.rounds = r.sess.Result().Rounds
+		}
 	}
-	if runErr == nil && m.sess != nil {
-		m.lane, runErr = Instructions(ctx, m.sess, p, raw[0], raw[1])
-		meta.Run.Lane = m.lane.Facts
+	if runErr == nil && r.sess != nil {
+		m.lane, runErr = instructionLane(ctx, r.sess, p, raw[0], raw[1])
 	}
 	var res *runner.Result
-	if m.sess != nil {
-		res = m.sess.Result()
-		meta.Run.SameBinary = res.SamePackages
-		if err := writeSame(out, res.Same, p.Time, p.Instructions); err != nil && runErr == nil {
+	if r.sess != nil {
+		res = r.sess.Result()
+		m.screen = res.MeasureTime
+		if err := writeSame(r.out, res.Same, p.Time, p.Instructions); err != nil && runErr == nil {
 			runErr = err
 		}
 	}
 	raw[0].Close()
 	raw[1].Close()
 	if m.manifest != nil {
-		if err := writeShard(out, m.manifest, res, runErr); err != nil {
+		if err := writeShard(r.out, m.manifest, res, runErr); err != nil {
 			return m, err
 		}
 	}
@@ -293,9 +310,8 @@ func measure(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, packages []
 	case errors.Is(runErr, runner.ErrNoBenchmarks):
 		return m, inputErr(fmt.Errorf("--bench %q matched no benchmarks in %s on either side", p.Runner.Bench, strings.Join(packages, " ")))
 	case ctx.Err() != nil && res != nil && res.Rounds > 0:
-		meta.Partial = true
-		meta.Run.Cancelled = &report.Cancelled{Rounds: res.Rounds, Of: p.Runner.Count}
-		fmt.Fprintf(env.Stderr, "benchgate: cancelled after %d of %d rounds; writing a partial report\n", res.Rounds, p.Runner.Count)
+		m.cancelled = &Cancelled{Rounds: res.Rounds, Of: p.Runner.Count}
+		env.step(StepCancelled{*m.cancelled})
 	case ctx.Err() != nil:
 		return m, errors.New("cancelled before the first round completed; nothing to report")
 	default:
@@ -304,130 +320,136 @@ func measure(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, packages []
 	return m, nil
 }
 
-// judgeRun judges the run's raw files, confirms and explains: what the
+// judged is what the judgement learned: the verdict, its confirmation and
+// the explanations.
+type judged struct {
+	verdict   gate.Verdict
+	confirmed Confirmed
+	whys      []explain.Why
+	explained *Explained
+}
+
+// judge judges the run's raw files, confirms and explains: what the
 // verdict reads is kept beside the raw files first (the failures, which
 // a shard's manifest has written, and the rules), so that `benchgate
 // compare DIR` judges them as this run does.
-func judgeRun(ctx context.Context, p Plan, ws *Workspace, sess *runner.Session, rl *Rules, out string, manifest *shard.Manifest, lane Lane, o Outcome, env Env) (Outcome, error) {
-	meta := &o.Meta
-	jd := p.Flags.Judge(rl)
-	sharded := manifest != nil
-	if sharded {
-		// A shard's rows are judged, and confirmed, in the suite's family.
-		jd.Policy.Family = manifest.Family
-	}
+func (r *run) judge(ctx context.Context, m measured) (judged, error) {
+	p, out, sharded := r.p, r.out, m.manifest != nil
+	var j judged
 	if !sharded {
-		if err := WriteJSON(filepath.Join(out, shard.FailuresFile), NonNil(GateFailures(sess.Result().Failures))); err != nil {
-			return o, err
+		if err := WriteJSON(filepath.Join(out, shard.FailuresFile), NonNil(GateFailures(r.sess.Result().Failures))); err != nil {
+			return j, err
 		}
 	}
-	if err := writeRecord(out, rl); err != nil {
-		return o, err
+	if err := writeJudgeFile(out, r.rules); err != nil {
+		return j, err
 	}
 	in, err := ReadDir(out, out)
 	if err != nil {
-		return o, errors.New(OneLine(err))
+		return j, errors.New(OneLine(err))
+	}
+	jd := r.jd
+	if sharded {
+		// A shard's rows are judged, and confirmed, in the suite's family.
+		jd.Policy.Family = m.manifest.Family
 	}
 	// Confirmation re-runs time rows: a run without timed rounds has none.
-	confirming := p.Confirm && p.Time && !meta.Partial && sess.Result().Rounds > 0
+	confirming := p.Confirm && p.Time && m.cancelled == nil && r.sess.Result().Rounds > 0
 	screened := 0
 	if confirming {
 		// An adaptive run's rounds follow its budget, a ledger's plan
 		// gives a noisy benchmark more: --count sets the confirmation's.
-		screened = min(sess.Result().Rounds, p.Runner.Count)
+		screened = min(r.sess.Result().Rounds, p.Runner.Count)
 	}
 	v, err := jd.Screen(in, screened)
 	if err != nil {
-		return o, errors.New(OneLine(err))
+		return j, errors.New(OneLine(err))
 	}
+	j.verdict = *v
 	if confirming {
-		if rows, most := gate.NewConfirmation(*v).Planned(); len(rows) > 0 {
-			// At most: rows that stop early take fewer.
-			sess.Expect(len(rows) * most)
-			runner.Stage(env.Progress, "Re-measuring the rows that may have changed")
-		}
-		c, err := Confirm(ctx, sess, *v, screened, out, p.Seed, jd, env.Progress)
-		*v = c.Verdict
-		meta.Run.Confirmation, meta.Run.Cancelled = c.Confirmation, c.Cancelled
-		meta.Partial = meta.Partial || c.Cancelled != nil
+		j.confirmed, err = Confirm(ctx, r.sess, *v, screened, out, p.Seed, jd, r.env)
+		j.verdict = j.confirmed.Verdict
 		if err != nil {
-			return o, fmt.Errorf("confirmation: %v", OneLine(err))
+			return j, fmt.Errorf("confirmation: %v", OneLine(err))
 		}
 	}
-	sess.Expect(0)
-	if p.Explain && !p.Calibrate && !meta.Partial {
+	r.sess.Expect(0)
+	if p.Explain && !p.Calibrate && m.cancelled == nil && j.confirmed.Cancelled == nil {
 		// A shard explains the rows its own verdict flags; merge shows
 		// those its verdict flags too.
-		meta.Explain, meta.Run.Explain = Explain(ctx, sess, *v, lane.Result, [2]string{ws.Trees[0].Dir(), ws.Trees[1].Dir()}, out, p.Out != "", env)
+		j.whys, j.explained = r.explain(ctx, j.verdict, m.lane)
 	}
 	if sharded {
-		if err := writeExplain(out, meta.Explain); err != nil {
-			return o, fmt.Errorf("writing the shard's explanations: %v", err)
+		if err := writeExplain(out, j.whys); err != nil {
+			return j, fmt.Errorf("writing the shard's explanations: %v", err)
 		}
 	}
-	meta.Policy = rl.Info(*v)
-	o.Verdict = *v
-	return o, nil
+	return j, nil
 }
 
 // session is the runner's session in its steps: build both sides, seal
 // the sandbox (the caches become read-only before the change's code runs),
 // discover and calibrate, pick a shard's part (manifest, when sharded),
-// advise on the count, and warm the chosen units up.
-func session(ctx context.Context, p Plan, ws *Workspace, opts runner.Options, sb Sandbox, manifest *shard.Manifest, pol gate.Policy, meta *report.Meta, env Env) (*runner.Session, error) {
+// advise on the count, and warm the chosen units up. The rules then know
+// the benchmarks the runner ignored, and the judgement is resolved.
+func (r *run) session(ctx context.Context, packages []string, manifest *shard.Manifest, changed []string, diffErr error) (*gate.Warning, error) {
+	p, ws, env := r.p, r.ws, r.env
+	opts := p.Runner
+	opts.Packages, opts.Seed = packages, p.Seed
+	opts.BinDir, opts.Env, opts.Credential = filepath.Join(ws.Tmp, "bin"), r.sb.Env(), r.sb.Credential()
+	opts.Progress, opts.Ignore = env.Progress, ws.Rules.ignore()
+	if p.Out != "" {
+		opts.LogDir = r.out
+	}
+	opts.SkipIdentical = r.skipIdentical(changed, diffErr)
 	sess, err := runner.Build(ctx,
 		runner.Side{Name: "base", Dir: ws.Trees[0].Dir()},
 		runner.Side{Name: "head", Dir: ws.Trees[1].Dir()}, opts)
-	if err != nil {
-		return sess, err
+	if sess != nil {
+		r.sess = sess
 	}
-	if err := sb.Seal(); err != nil {
-		return sess, err
+	if err != nil {
+		return nil, err
+	}
+	if err := r.sb.Seal(); err != nil {
+		return nil, err
 	}
 	units, err := sess.Discover(ctx)
 	if err != nil {
-		return sess, err
+		return nil, err
 	}
+	r.rules = ws.Rules.withIgnored(sess.Result().Ignored)
+	r.jd = p.Flags.Judge(r.rules)
 	if manifest != nil {
 		units = assign(units, p.Shard, manifest, env)
 	}
+	var advice *gate.Warning
 	if p.Time {
 		// Only timed rounds need advice on their count.
-		if w, ok := gate.CountAdvice(p.Runner.Count, BothSides(units), pol); ok {
-			meta.Run.CountAdvice = &w
-			if env.Progress != nil {
-				fmt.Fprintf(env.Progress, "benchgate: note: %s\n", report.WarningText(w))
-			}
+		if w, ok := gate.CountAdvice(p.Runner.Count, BothSides(units), r.jd.Policy); ok {
+			advice = &w
+			env.step(StepCountAdvice{w})
 		}
 	}
-	return sess, sess.Prepare(ctx, units)
+	return advice, sess.Prepare(ctx, units)
 }
 
-// timeLane runs the time lane's rounds when the session is ready (runErr
-// nil) and the plan measures time: a fixed count, or adaptive rounds
-// within p.MaxTime.
-func timeLane(ctx context.Context, p Plan, sess *runner.Session, runErr error, raw Files, jd Judge, meta *report.Meta, env Env) error {
-	switch {
-	case runErr != nil || !p.Time:
-		return runErr
-	case p.MaxTime > 0:
-		plan := PlanAdaptive(sess, p.MaxTime, jd.Policy)
-		if env.Progress != nil {
-			fmt.Fprintf(env.Progress, "benchgate: --max-time %s: one round takes about %s; up to %d rounds, checked after rounds %v\n",
-				p.MaxTime, plan.Round.Round(time.Millisecond), plan.MaxRounds, plan.Looks)
-		}
-		var err error
-		meta.Run.Adaptive, err = Adaptive(ctx, sess, plan, raw, jd)
-		meta.Count = sess.Result().Rounds
-		return err
-	default:
+// timeLane runs the time lane's rounds: the screen (a fixed count, or
+// with a ledger's noise each benchmark's own: its budget), or adaptive
+// rounds within p.MaxTime (their facts).
+func (r *run) timeLane(ctx context.Context, raw Files) (*Adaptive, *Budget, error) {
+	p, sess := r.p, r.sess
+	if p.MaxTime <= 0 {
 		if p.Confirm {
 			sess.Expect(expectedFresh(len(sess.Units()), p.Runner.Count))
 		}
-		var err error
-		meta.Run.Budget, err = measureScreen(ctx, p, sess, raw, jd.Policy, env)
-		return err
+		budget, err := measureScreen(ctx, p, sess, raw, r.jd.Policy, r.env)
+		return nil, budget, err
 	}
+	plan := PlanAdaptive(sess, p.MaxTime, r.jd.Policy)
+	r.env.step(StepAdaptive{plan})
+	ad, err := adaptive(ctx, sess, plan, raw, r.jd)
+	return ad, nil, err
 }
 
 // expectedFresh is the confirmation's unit-rounds a run of units × count
@@ -450,9 +472,7 @@ func assign(units []runner.Unit, s shard.Spec, manifest *shard.Manifest, env Env
 	for _, u := range mine {
 		manifest.Assigned = append(manifest.Assigned, u.ID())
 	}
-	if env.Progress != nil {
-		fmt.Fprintf(env.Progress, "benchgate: shard %s: %d of %d benchmarks\n", s, len(mine), len(units))
-	}
+	env.step(StepShard{s, len(mine), len(units)})
 	return mine
 }
 
@@ -477,19 +497,14 @@ func writeShard(dir string, m *shard.Manifest, res *runner.Result, runErr error)
 // skipIdentical is the runner's same-binary check (runner.Options.SkipIdentical):
 // a package whose test binaries are byte-identical is not measured when
 // no file its binary does not hold changed in its directory
-// (affected.DataChanged). Off for a calibration (one commit against
-// itself), and when the changed files cannot be listed.
-func skipIdentical(ctx context.Context, p Plan, ws *Workspace, env Env) func(baseDir, headDir string) bool {
-	if p.Calibrate || p.Base.SHA == p.Head.SHA {
-		// One commit against itself (calibrate, --allow-same): an A/A
-		// measurement asked for.
+// (affected.DataChanged). Off for one commit against itself (calibrate,
+// --allow-same: an A/A measurement asked for), and when the changed files
+// could not be listed.
+func (r *run) skipIdentical(changed []string, diffErr error) func(baseDir, headDir string) bool {
+	if r.p.Calibrate || r.p.Base.SHA == r.p.Head.SHA || diffErr != nil {
 		return nil
 	}
-	changed, err := affected.Changed(ctx, ws.repo.Root(), p.Base.SHA, p.Head.SHA, affected.ExecGit(env.GitEnv))
-	if err != nil {
-		return nil
-	}
-	roots := [2]string{ws.Trees[0].Path(), ws.Trees[1].Path()}
+	roots := [2]string{r.ws.Trees[0].Path(), r.ws.Trees[1].Path()}
 	return func(baseDir, headDir string) bool {
 		return !affected.DataChanged(changed, roots[0], baseDir) && !affected.DataChanged(changed, roots[1], headDir)
 	}
@@ -517,48 +532,8 @@ func writeSame(dir string, same []runner.SameUnit, time, instructions bool) erro
 	return WriteJSON(filepath.Join(dir, SameFile), rows)
 }
 
-// selectAffected selects the packages whose code or dependencies changed.
-func selectAffected(ctx context.Context, sb *sandbox.Sandbox, ws *Workspace, p Plan, env Env) (*affected.Selection, error) {
-	changed, err := affected.Changed(ctx, ws.repo.Root(), p.Base.SHA, p.Head.SHA, affected.ExecGit(env.GitEnv))
-	if err != nil {
-		return nil, err
-	}
-	return affected.Select(ctx,
-		affected.Tree{Root: ws.Trees[0].Path(), Dir: ws.Trees[0].Dir()},
-		affected.Tree{Root: ws.Trees[1].Path(), Dir: ws.Trees[1].Dir()},
-		changed, affected.Options{Patterns: p.Runner.Packages, Go: affected.ExecGo(sb.Env(), sb.Credential())})
-}
-
-// affectedFacts is the selection for the report.
-func affectedFacts(sel *affected.Selection) *report.Affected {
-	a := &report.Affected{Summary: sel.Summary}
-	for _, e := range sel.Skipped {
-		a.Skipped = append(a.Skipped, report.Named{Name: e.Name, Reason: e.Reason})
-	}
-	for _, e := range sel.Ignored {
-		a.Ignored = append(a.Ignored, report.Named{Name: e.Name, Reason: e.Reason})
-	}
-	return a
-}
-
-// pgoChanged lists the profile-guided optimization profiles
-// (default.pgo, which go test -c's -pgo=auto applies to both sides alike,
-// each with its own file) that the change edits: the comparison then
-// measures the new profile too. A failure to list the changed files
-// gives none, not an error.
-func pgoChanged(ctx context.Context, repo *gitrev.Repo, p Plan, env Env) []string {
-	if p.Base.SHA == p.Head.SHA {
-		return nil
-	}
-	changed, err := affected.Changed(ctx, repo.Root(), p.Base.SHA, p.Head.SHA, affected.ExecGit(env.GitEnv))
-	if err != nil {
-		return nil
-	}
-	return PGOFiles(changed)
-}
-
-// PGOFiles are the changed files that are PGO profiles.
-func PGOFiles(changed []string) []string {
+// pgoFiles are the changed files that are PGO profiles.
+func pgoFiles(changed []string) []string {
 	var pgo []string
 	for _, f := range changed {
 		if path.Base(f) == "default.pgo" {
@@ -568,27 +543,21 @@ func PGOFiles(changed []string) []string {
 	return pgo
 }
 
-// noteMachine records the machine the benchmarks run on: in the report's
-// run facts and as the first lines of both raw files (machine.Config), so
-// that whoever judges the files later (compare, merge) knows it too. env
-// is the benchmarks' build environment (its GOAMD64 and kin).
-func noteMachine(meta *report.Meta, env []string, raw ...io.Writer) error {
-	m := machine.Here(meta.HeadGo, env)
-	meta.Run.Machine = &m
+// noteMachine is the machine the benchmarks run on, also written as the
+// first lines of both raw files (machine.Config), so that whoever judges
+// the files later (compare, merge) knows it too. env is the benchmarks'
+// build environment (its GOAMD64 and kin), goVersion head's toolchain.
+func noteMachine(goVersion string, env []string, raw ...io.Writer) (*machine.Info, error) {
+	m := machine.Here(goVersion, env)
 	for _, w := range raw {
 		if _, err := io.WriteString(w, m.Config()); err != nil {
-			return fmt.Errorf("--out: %w", err)
+			return nil, fmt.Errorf("--out: %w", err)
 		}
 	}
-	return nil
+	return &m, nil
 }
 
-// NoteToolchains records the Go toolchains that built base and head in
-// the report's metadata, and warns on stderr, early, when they differ: the
-// comparison then measures the compiler and the runtime too.
-func NoteToolchains(meta *report.Meta, v [2]string, stderr io.Writer) {
-	meta.BaseGo, meta.HeadGo = runner.CleanGoVersion(v[0]), runner.CleanGoVersion(v[1])
-	if w := meta.GoWarning(); w != "" {
-		fmt.Fprintf(stderr, "benchgate: warning: %s\n", w)
-	}
+// goVersions are the Go toolchains that built base and head ("go1.26.8").
+func goVersions(res *runner.Result) [2]string {
+	return [2]string{runner.CleanGoVersion(res.GoVersion[0]), runner.CleanGoVersion(res.GoVersion[1])}
 }

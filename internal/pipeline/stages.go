@@ -14,9 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/benchgate/benchgate/internal/english"
 	"github.com/benchgate/benchgate/internal/gate"
-	"github.com/benchgate/benchgate/internal/report"
 	"github.com/benchgate/benchgate/internal/runner"
 	"github.com/benchgate/benchgate/internal/safefile"
 	"github.com/benchgate/benchgate/internal/shard"
@@ -38,7 +36,7 @@ type AdaptivePlan struct {
 
 // PlanAdaptive plans the rounds of a --max-time run from the budget and
 // the cost of one round (the warm-up), with p's alpha and threshold.
-func PlanAdaptive(sess *runner.Session, maxTime time.Duration, p gate.Policy) AdaptivePlan {
+func PlanAdaptive(sess session, maxTime time.Duration, p gate.Policy) AdaptivePlan {
 	budget := maxTime - sess.Result().Elapsed
 	round := max(sess.Result().RoundTime, time.Millisecond)
 	maxRounds := min(max(int(budget/round), 2), 200)
@@ -46,13 +44,32 @@ func PlanAdaptive(sess *runner.Session, maxTime time.Duration, p gate.Policy) Ad
 		Looks: gate.PlanAdaptive(maxRounds, BothSides(sess.Units()), p)}
 }
 
-// Adaptive runs rounds until every benchmark's time/op is decided (a
+// Adaptive is what a --max-time run did: its rounds, its looks and when
+// its benchmarks were decided.
+type Adaptive struct {
+	MaxTime   time.Duration
+	Rounds    int // rounds run
+	MaxRounds int // the most the budget allowed
+	Elapsed   time.Duration
+	Looks     []int
+	// Decided counts the benchmarks decided early per round, by round.
+	Decided []Decided
+	// Undecided is how many were still undecided when the budget ran out.
+	Undecided int
+	// Stopped is the round an error (cancellation) stopped, 0 if none.
+	Stopped int
+}
+
+// Decided is how many benchmarks an adaptive run decided after a round.
+type Decided struct{ Round, Count int }
+
+// adaptive runs rounds until every benchmark's time/op is decided (a
 // significant change at a planned look, or shown to be within the
 // threshold) or the budget is spent. Every look is paid for in the
 // p-values (gate.Policy.Looks, from the "looks:" line it writes first into
 // the raw files), so the false-positive rate stays at alpha however early
 // a benchmark stops.
-func Adaptive(ctx context.Context, sess *runner.Session, plan AdaptivePlan, raw Files, j Judge) (*report.Adaptive, error) {
+func adaptive(ctx context.Context, sess session, plan AdaptivePlan, raw Files, j Judge) (*Adaptive, error) {
 	start := time.Now()
 	// The looks go into the raw files, so that whoever judges them (this
 	// run, an interim look, benchgate compare later) pays for them.
@@ -68,7 +85,7 @@ func Adaptive(ctx context.Context, sess *runner.Session, plan AdaptivePlan, raw 
 	for r < plan.MaxRounds && len(active) > 0 {
 		r++
 		if err := sess.Measure(ctx, active, r, 1, raw[0], raw[1]); err != nil {
-			return &report.Adaptive{Stopped: r}, err
+			return &Adaptive{Stopped: r}, err
 		}
 		decided, err := j.lookFiles(raw[0].Name(), raw[1].Name())
 		if err != nil {
@@ -87,9 +104,9 @@ func Adaptive(ctx context.Context, sess *runner.Session, plan AdaptivePlan, raw 
 			break
 		}
 	}
-	ad := &report.Adaptive{MaxTime: plan.MaxTime, Rounds: r, MaxRounds: plan.MaxRounds, Elapsed: time.Since(start), Looks: plan.Looks, Undecided: len(active)}
+	ad := &Adaptive{MaxTime: plan.MaxTime, Rounds: r, MaxRounds: plan.MaxRounds, Elapsed: time.Since(start), Looks: plan.Looks, Undecided: len(active)}
 	for _, k := range slices.Sorted(maps.Keys(decidedAt)) {
-		ad.Decided = append(ad.Decided, report.Decided{Round: k, Count: decidedAt[k]})
+		ad.Decided = append(ad.Decided, Decided{Round: k, Count: decidedAt[k]})
 	}
 	return ad, nil
 }
@@ -114,6 +131,9 @@ type measurer interface {
 	Units() []runner.Unit
 	Result() *runner.Result
 	Reseed(seed int64)
+	// Expect tells the progress how many more unit-rounds the run
+	// expects beyond those measured so far (0: none).
+	Expect(unitRounds int)
 	Measure(ctx context.Context, units []runner.Unit, first, count int, baseOut, headOut io.Writer) error
 }
 
@@ -140,13 +160,22 @@ func measureFresh(ctx context.Context, sess measurer, units []runner.Unit, count
 	return nil
 }
 
+// Budget is the screen's rounds planned from recorded noise: how many
+// benchmarks got fewer rounds than Count (quiet), how many more (noisy),
+// and those that cannot see their threshold here.
+type Budget struct {
+	Count       int
+	Fewer, More int
+	CannotSee   []gate.Unseen
+}
+
 // measureScreen runs the screen's rounds: --count of every unit, or, with the
 // noise a ledger recorded (Plan.Noise), each unit's own count
 // (gate.PlanScreen: quiet ones fewer, noisy ones more, no more rounds in
 // all), said up front with the benchmarks that cannot see their
 // threshold here. The counts are fixed before anything is measured: what
 // the ledger says moves rounds, never what the verdict decides.
-func measureScreen(ctx context.Context, p Plan, sess measurer, raw Files, pol gate.Policy, env Env) (*report.Budget, error) {
+func measureScreen(ctx context.Context, p Plan, sess measurer, raw Files, pol gate.Policy, env Env) (*Budget, error) {
 	units := sess.Units()
 	w := [2]io.Writer{raw[0], raw[1]}
 	if len(p.Noise) == 0 {
@@ -170,13 +199,8 @@ func measureScreen(ctx context.Context, p Plan, sess measurer, raw Files, pol ga
 		return nil, sess.Measure(ctx, units, 1, p.Runner.Count, w[0], w[1])
 	}
 	plan := gate.PlanScreen(p.Runner.Count, rows, pol)
-	b := &report.Budget{Count: p.Runner.Count, Fewer: plan.Fewer, More: plan.More, CannotSee: plan.CannotSee}
-	if env.Progress != nil {
-		fmt.Fprintf(env.Progress, "benchgate: ledger: %d benchmark(s) screened in fewer rounds than --count %d (quiet), %d in more (noisy)\n", plan.Fewer, p.Runner.Count, plan.More)
-		for _, u := range plan.CannotSee {
-			fmt.Fprintf(env.Progress, "benchgate: ledger: %s cannot see %.1f%% here (recorded noise %.1f%% per round)\n", u.Name, 100*u.Threshold, 100*u.Noise)
-		}
-	}
+	b := &Budget{Count: p.Runner.Count, Fewer: plan.Fewer, More: plan.More, CannotSee: plan.CannotSee}
+	env.step(StepBudget{*b})
 	return b, measureFresh(ctx, sess, units, plan.Rounds, 1, w)
 }
 
@@ -205,8 +229,17 @@ type Confirmed struct {
 	Verdict gate.Verdict
 	// Confirmation is set when rows were re-run; Cancelled when a
 	// cancellation stopped the re-run (the screen's verdict stands).
-	Confirmation *report.Confirmation
-	Cancelled    *report.Cancelled
+	Confirmation *Confirmation
+	Cancelled    *Cancelled
+}
+
+// Confirmation is the re-run of the promising time rows: how many, for
+// up to how many fresh rounds, promising below which raw p, and how many
+// promising rows were too noisy to re-run.
+type Confirmation struct {
+	Rows, Rounds int
+	PromisingP   float64
+	TooNoisy     int
 }
 
 // freshRounds is where the confirmation's fresh rounds go: the raw files
@@ -267,7 +300,7 @@ func (f *freshRounds) judge(j Judge, failures []gate.Failure) (gate.Verdict, err
 // and judged from their copy in memory; the verdict is the procedure's,
 // which Judge.Raw recomputes from the directory. The re-run's failures go
 // to confirm-failures.json.
-func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened int, out string, seed int64, j Judge, progress io.Writer) (Confirmed, error) {
+func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened int, out string, seed int64, j Judge, env Env) (Confirmed, error) {
 	c := Confirmed{Verdict: screen}
 	fresh, err := createFresh(out, screened, screen.Policy.Family)
 	if err != nil {
@@ -279,9 +312,8 @@ func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened i
 	before := len(sess.Result().Failures)
 	failures := func() []gate.Failure { return GateFailures(sess.Result().Failures[before:]) }
 	if len(rows) > 0 {
-		if progress != nil {
-			fmt.Fprintf(progress, "benchgate: re-running %s that looked like a change, with up to %d fresh interleaved rounds\n", english.Plural(len(rows), "time row", "time rows"), most)
-		}
+		env.step(StepConfirm{len(rows), most})
+		sess.Expect(len(rows) * most) // at most: rows that stop early take fewer
 		sess.Reseed(seed + 1)
 		units := unitsByID(sess.Units())
 		last := sess.Result().Rounds
@@ -295,7 +327,7 @@ func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened i
 			}
 			if err := measureFresh(ctx, sess, us, counts, last+step.From, [2]io.Writer{fresh.writer(0), fresh.writer(1)}); err != nil {
 				if ctx.Err() != nil {
-					c.Cancelled = &report.Cancelled{Confirmation: true}
+					c.Cancelled = &Cancelled{Confirmation: true}
 					return c, nil
 				}
 				return c, err
@@ -308,7 +340,7 @@ func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened i
 		}
 	}
 	if promising := len(gate.Promising(screen)); promising > 0 {
-		c.Confirmation = &report.Confirmation{Rows: len(rows), Rounds: most, PromisingP: gate.PromisingLevel(screen.Family, screen.Policy.Alpha),
+		c.Confirmation = &Confirmation{Rows: len(rows), Rounds: most, PromisingP: gate.PromisingLevel(screen.Family, screen.Policy.Alpha),
 			TooNoisy: promising - len(rows)}
 	}
 	fresh.close()

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -52,12 +53,7 @@ func blindVerdict(t testing.TB) (gate.Verdict, Meta) {
 	p := gate.DefaultPolicy()
 	p.ConfirmRounds = 10
 	v := gate.Judge(stats.CompareAlpha(set, 0.95, p.Alpha), nil, p)
-	m := Meta{
-		Tool: "benchgate v0.1.0", BaseRef: "HEAD~1", HeadRef: "HEAD",
-		BaseSHA: "ca6339e01f1a0123456789abcdef0123456789ab", HeadSHA: "e82d8d3ba5250123456789abcdef0123456789ab",
-		Count: 5, Benchtime: "2ms", Seed: 1209693045, RawDir: "benchgate-out",
-		BaseGo: "go1.26.8", HeadGo: "go1.26.8",
-	}
+	m := Meta{Record: pipeline.Record{BaseRef: "HEAD~1", HeadRef: "HEAD", BaseSHA: "ca6339e01f1a0123456789abcdef0123456789ab", HeadSHA: "e82d8d3ba5250123456789abcdef0123456789ab", Count: 5, Benchtime: "2ms", Seed: 1209693045, RawDir: "benchgate-out", BaseGo: "go1.26.8", HeadGo: "go1.26.8"}, Tool: "benchgate v0.1.0"}
 	return v, m
 }
 

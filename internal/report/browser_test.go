@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"html"
 	"os"
 	"path/filepath"
@@ -231,7 +232,7 @@ func TestBrowser(t *testing.T) {
 	dir := t.TempDir()
 	fv, fm := fixtureVerdict(t)
 	hv, hm := heldOutVerdict(t)
-	sv, sm := scalingVerdict(t), Meta{Count: 10}
+	sv, sm := scalingVerdict(t), Meta{Record: pipeline.Record{Count: 10}}
 	bv, bm := blindVerdict(t)
 	cases := []struct {
 		name      string

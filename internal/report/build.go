@@ -8,51 +8,29 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchgate/benchgate/internal/config"
 	"github.com/benchgate/benchgate/internal/english"
+	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/stats"
 	"golang.org/x/perf/benchunit"
 )
 
-// Meta describes the run.
+// Meta is what a report says besides the verdict: the run's record (the
+// commits, the settings and the facts its stages learned, made once by
+// package pipeline), the tool that wrote the report, and the ledger's
+// trends of the rows that gate or changed (docs/ledger.md; nil without a
+// ledger).
 type Meta struct {
-	Tool                               string // "benchgate vX"
-	BaseRef, HeadRef, BaseSHA, HeadSHA string
-	Count                              int // interleaved rounds
-	Benchtime                          string
-	// Runs is the most short runs a side made of a benchmark in one round
-	// (--runs), Estimator how they were reduced to the round's value
-	// (--estimator); 0 and "" take them from the verdict's paired rows.
-	Runs             int
-	Estimator        string
-	Seed             int64
-	RawBase, RawHead string // paths of the raw benchfmt files, "" if unknown
-	// RawDir is the run's kept --out directory, "" if none: `benchgate
-	// compare DIR` gives the run's verdict.
-	RawDir  string
-	Partial bool // the run was interrupted
-	// Run is what the run learned while it measured, as facts the report
-	// words (before the Notes).
-	Run Run
-	// Notes are the other lines about the run, in words (untrusted: they
-	// may quote names).
-	Notes []string
-	// Warnings are the caller's warnings about the run, in words
-	// (untrusted): shards that do not cover the suite, values the
-	// statistics ignored.
-	Warnings []string
-	// BaseGo and HeadGo are the Go toolchains that built each side
-	// ("go1.26.8", as go env GOVERSION reports it); "" if unknown.
-	BaseGo, HeadGo string
-	// Explain says where the changes of some rows come from (a "why"
-	// under each, and their JSON explain).
-	Explain []Why
-	// Policy says which policy file was in force and what head's copy
-	// would change; nil without one.
-	Policy *PolicyInfo
-	// Trends are the ledger's history of the rows that gate or changed
-	// (docs/ledger.md); nil without a ledger.
+	pipeline.Record
+	Tool   string // "benchgate vX"
 	Trends []Trend
+	// Notes are what publishing the report could not do (the action's
+	// pull request comment), and Deprecated the old action inputs the
+	// workflow still sets: both for the job summary, not the comment.
+	Notes      []Note
+	Deprecated []config.DeprecatedInput
 	// Request is what the headline calls the change judged: "PR" on a
 	// pull request, "MR" on a merge request; "" (a local run, compare, a
 	// push) says "this change".
@@ -66,20 +44,6 @@ func (m Meta) subject() string {
 		return "this change"
 	}
 	return "this " + m.Request
-}
-
-// PolicyInfo is the policy file of a run, for the report.
-type PolicyInfo struct {
-	// Source says where the file in force was read (".benchgate.yml of
-	// the base commit abc1234"); "" when base has none.
-	Source string
-	// HeadChanges are the differences of head's copy, in words
-	// (untrusted: they quote head's patterns); HeadAffected the
-	// benchmarks ("import/path.Name") whose settings they would change.
-	// Neither applies to this run.
-	HeadChanges, HeadAffected []string
-	// HeadError is set when head's copy does not parse (its errors).
-	HeadError string
 }
 
 // The priorities of the sections under a size limit: how the run was
@@ -411,7 +375,7 @@ func headBlocks(v gate.Verdict, m Meta) []Block {
 			bs = append(bs, Paragraph{Alert: true, Spans: append([]Span{mark(markWarn, Warn), txt(" ")}, strongAll(warningSpans(w, nil))...)})
 		}
 	}
-	bs = append(bs, deprecatedAlert(m.Run.Deprecated)...)
+	bs = append(bs, deprecatedAlert(m.Deprecated)...)
 	return append(bs, policyAlerts(m.Policy)...)
 }
 
@@ -426,9 +390,9 @@ func runList(v gate.Verdict, m Meta) *List {
 	if p := m.Policy; p != nil && p.Source != "" {
 		l.Items = append(l.Items, []Span{txt("Policy: "), nameSpan(p.Source), txt(" (docs/policy.md).")})
 	}
-	l.Items = append(l.Items, m.Run.items()...)
+	l.Items = append(l.Items, runItems(m.Run)...)
 	for _, n := range m.Notes {
-		l.Items = append(l.Items, []Span{prose(n)})
+		l.Items = append(l.Items, []Span{prose(NoteText(n))})
 	}
 	l.Items = append(l.Items, reproduce(m).Spans)
 	if len(v.Results) > 0 {
@@ -479,15 +443,12 @@ func side(label, ref, sha string) []Span {
 }
 
 // runsOf returns the runs per side per round and the estimator of a run:
-// Meta's, or, when unset, the most runs of the verdict's paired rows and
-// their estimator.
-func runsOf(m Meta, v gate.Verdict) (int, string) {
-	runs, est := m.Runs, m.Estimator
+// the most runs of the verdict's paired rows and their estimator.
+func runsOf(v gate.Verdict) (int, string) {
+	runs, est := 0, ""
 	for _, r := range v.Results {
 		if r.Paired != nil {
-			if m.Runs == 0 {
-				runs = max(runs, r.Paired.Runs)
-			}
+			runs = max(runs, r.Paired.Runs)
 			if est == "" {
 				est = r.Paired.Estimator.String()
 			}
@@ -515,7 +476,7 @@ func metaItems(m Meta, v gate.Verdict) [][]Span {
 	if m.Benchtime != "" {
 		item(txt("benchtime "), nameSpan(m.Benchtime))
 	}
-	if runs, est := runsOf(m, v); runs > 1 {
+	if runs, est := runsOf(v); runs > 1 {
 		item(txt(strconv.Itoa(runs) + " runs per side per round, their " + est))
 	}
 	if m.Seed != 0 {
@@ -924,7 +885,7 @@ func warningList(v gate.Verdict, m Meta) *List {
 		}
 		l.Items = append(l.Items, warningSpans(w, v.Scaling))
 	}
-	for _, w := range m.Warnings {
+	for _, w := range runWarnings(m.Run) {
 		l.Items = append(l.Items, []Span{prose(w)})
 	}
 	return l
@@ -945,14 +906,14 @@ func reproduce(m Meta) Paragraph {
 	if d := m.RawDir; d != "" {
 		base, head := path.Join(d, "base.txt"), path.Join(d, "head.txt")
 		return Paragraph{Spans: []Span{
-			txt("Reproduce the verdict: "), codeText("benchgate compare " + ShellQuote(d)),
-			txt("; benchstat's numbers: "), codeText("benchstat -ignore round " + ShellQuote(base) + " " + ShellQuote(head)),
+			txt("Reproduce the verdict: "), codeText("benchgate compare " + explain.Quote(d)),
+			txt("; benchstat's numbers: "), codeText("benchstat -ignore round " + explain.Quote(base) + " " + explain.Quote(head)),
 		}}
 	}
 	base, head := rawFiles(m)
 	return Paragraph{Spans: []Span{
-		txt("Reproduce the numbers: "), codeText("benchgate compare " + ShellQuote(base) + " " + ShellQuote(head)),
-		txt("; benchstat's (base, head, benchstat): "), codeText("benchstat -ignore round " + ShellQuote(base) + " " + ShellQuote(head)),
+		txt("Reproduce the numbers: "), codeText("benchgate compare " + explain.Quote(base) + " " + explain.Quote(head)),
+		txt("; benchstat's (base, head, benchstat): "), codeText("benchstat -ignore round " + explain.Quote(base) + " " + explain.Quote(head)),
 	}}
 }
 
@@ -970,16 +931,6 @@ func rawFiles(m Meta) (string, string) {
 		head = "head.txt"
 	}
 	return base, head
-}
-
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=+-]+$`)
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if shellSafe.MatchString(s) {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // chartOf returns the chart of the largest time/op changes, or nil when
@@ -1073,7 +1024,7 @@ func ruleSpans(r gate.RuleRef) []Span {
 // not parse, or it changes the policy (it does not apply to this run: a
 // pull request cannot loosen its own gate). The file in force is in the
 // run's list.
-func policyAlerts(p *PolicyInfo) []Block {
+func policyAlerts(p *pipeline.PolicyInfo) []Block {
 	if p == nil {
 		return nil
 	}

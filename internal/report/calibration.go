@@ -147,10 +147,10 @@ func BuildCalibration(c Calibration, m Meta) *Document {
 	}
 	d.Foot = append(d.Foot, Paragraph{Spans: []Span{strong("noise per round"), txt(" is the robust standard deviation of log(head/base) over the rounds; "),
 		strong("detectable"), txt(" is the smallest change the paired test finds with 80% power.")}})
-	if len(m.Notes) > 0 || len(m.Run.items()) > 0 {
-		l := &List{Items: m.Run.items()}
+	if len(m.Notes) > 0 || len(runItems(m.Run)) > 0 {
+		l := &List{Items: runItems(m.Run)}
 		for _, n := range m.Notes {
-			l.Items = append(l.Items, []Span{prose(n)})
+			l.Items = append(l.Items, []Span{prose(NoteText(n))})
 		}
 		d.Foot = append(d.Foot, l)
 	}

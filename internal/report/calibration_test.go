@@ -1,9 +1,12 @@
 package report
 
 import (
+	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/runner"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -27,7 +30,8 @@ func calibrationFixture() (Calibration, Meta) {
 		Alarms:    []gate.Result{alarm},
 		Recommend: Recommendation{Count: 12, Threshold: 0.03, Benchtime: "100ms", Asked: 0.05, Reached: true, TooNoisy: []string{"Noisy-8"}},
 	}
-	return c, Meta{Notes: []string{"time: 1m2s in all"}}
+	res := &runner.Result{Elapsed: 62 * time.Second, BuildTime: 2 * time.Second, ProcessTime: 55 * time.Second, RunTime: 50 * time.Second, Processes: 40, Work: 30 * time.Second}
+	return c, Meta{Record: pipeline.Record{Run: pipeline.Facts{Timing: &pipeline.Timing{Runner: res}}}}
 }
 
 func TestCalibrationGolden(t *testing.T) {

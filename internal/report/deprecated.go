@@ -1,18 +1,14 @@
 package report
 
-import "strings"
+import (
+	"strings"
 
-// DeprecatedInput is an action input of the last release that a workflow
-// still sets: read as before for one more release, and replaced by Use, as
-// the workflow would write it ("args: --count 12", "history:
-// benchgate-data").
-type DeprecatedInput struct {
-	Input, Use string
-}
+	"github.com/benchgate/benchgate/internal/config"
+)
 
 // DeprecatedText words the deprecated inputs on one line, for stderr: ""
 // for none.
-func DeprecatedText(ds []DeprecatedInput) string {
+func DeprecatedText(ds []config.DeprecatedInput) string {
 	if len(ds) == 0 {
 		return ""
 	}
@@ -20,7 +16,7 @@ func DeprecatedText(ds []DeprecatedInput) string {
 }
 
 // deprecatedSpans says which old inputs were read and what replaces each.
-func deprecatedSpans(ds []DeprecatedInput) []Span {
+func deprecatedSpans(ds []config.DeprecatedInput) []Span {
 	word := "input"
 	if len(ds) > 1 {
 		word = "inputs"
@@ -42,7 +38,7 @@ func deprecatedSpans(ds []DeprecatedInput) []Span {
 }
 
 // deprecatedAlert is the job summary's line about deprecated inputs.
-func deprecatedAlert(ds []DeprecatedInput) []Block {
+func deprecatedAlert(ds []config.DeprecatedInput) []Block {
 	if len(ds) == 0 {
 		return nil
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"math"
 	"strings"
 	"testing"
@@ -63,16 +64,13 @@ func heldOutVerdict(t testing.TB) (gate.Verdict, Meta) {
 	}
 	p := gate.DefaultPolicy()
 	v := gate.Judge(stats.CompareAlpha(set, 0.95, p.Alpha), nil, p)
-	m := Meta{
-		Tool:    "benchgate v0.1.0",
+	m := Meta{Tool: "benchgate v0.1.0", Record: pipeline.Record{
 		BaseRef: "main", HeadRef: "feature/faster-parse",
 		BaseSHA: "0123456789abcdef0123456789abcdef01234567", HeadSHA: "89abcdef0123456789abcdef0123456789abcdef",
 		Count: 8, Benchtime: "100ms", Seed: 7, RawDir: "benchgate-out",
-		Notes: []string{
-			"with --count 8 and 10 benchmarks the paired test cannot reach α=0.01 after the correction; promising rows are confirmed with fresh rounds",
-		},
+		Run:    pipeline.Facts{CountAdvice: &gate.Warning{Code: gate.WarnCountTooLow, Count: 8, Family: 10, Alpha: 0.01, Correction: gate.Holm, MinP: 0.0039, MinCount: 11, UTest: true}},
 		BaseGo: "go1.26.8", HeadGo: "go1.26.8",
-		Explain: []Why{{
+		Explain: []explain.Why{{
 			Package: "example.com/shop/codec", Name: "Encode-2", Unit: "allocs/op",
 			Explain: explain.Explanation{Sites: []explain.Site{{
 				Function: "example.com/shop/codec.(*Encoder).grow", File: "encode.go", Line: 88, Base: 0, Head: 1,
@@ -80,7 +78,7 @@ func heldOutVerdict(t testing.TB) (gate.Verdict, Meta) {
 			Changed: 1, Base: 3, Head: 4, Ops: [2]int64{10000, 10000}, Runs: 1,
 			Command: "go tool pprof -sample_index=alloc_objects -top benchgate-out/explain/Encode-2.head.mem",
 		}},
-	}
+	}}
 	return v, m
 }
 

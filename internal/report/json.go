@@ -50,14 +50,14 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 		Benchmarks:   make([]jsonBenchmark, 0, len(v.Results)),
 		Failures:     make([]jsonFailure, 0, len(v.Failures)),
 		Scaling:      make([]jsonScaling, 0, len(v.Scaling)),
-		Warnings:     make([]jsonWarning, 0, len(v.Warnings)+len(m.Warnings)+1),
-		Notes:        append(append([]string{}, m.Run.Lines()...), m.Notes...),
-		Run:          m.Run.json(),
+		Warnings:     make([]jsonWarning, 0, len(v.Warnings)+1),
+		Notes:        append(append([]string{}, runLines(m.Run)...), noteTexts(m.Notes)...),
+		Run:          runJSON(m.Run),
 	}
 	if v.Pass {
 		doc.Verdict = "pass"
 	}
-	doc.Runs, doc.Estimator = runsOf(m, v)
+	doc.Runs, doc.Estimator = runsOf(v)
 	doc.Runs = max(doc.Runs, 1)
 	if w := m.GoWarning(); w != "" {
 		doc.Warnings = append(doc.Warnings, jsonWarning{Code: "go-toolchains", Text: w, Benchmarks: []jsonBench{}})
@@ -65,7 +65,7 @@ func JSON(v gate.Verdict, m Meta) ([]byte, error) {
 	for _, w := range v.Warnings {
 		doc.Warnings = append(doc.Warnings, jsonWarningOf(w, v.Scaling))
 	}
-	for _, w := range m.Warnings {
+	for _, w := range runWarnings(m.Run) {
 		doc.Warnings = append(doc.Warnings, jsonWarning{Code: "run", Text: w, Benchmarks: []jsonBench{}})
 	}
 	if doc.Correction == "" {

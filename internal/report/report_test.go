@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -65,8 +66,7 @@ func fixtureVerdict(t testing.TB) (gate.Verdict, Meta) {
 		t.Fatal(err)
 	}
 	v := gate.Confirm(screen, gate.Judge(stats.CompareAlpha(confirm, 0.95, p.Alpha), nil, p))
-	m := Meta{
-		Tool:      "benchgate v0.1.0",
+	m := Meta{Tool: "benchgate v0.1.0", Record: pipeline.Record{
 		BaseRef:   "main",
 		HeadRef:   "feature/@octocat",
 		BaseSHA:   "0123456789abcdef0123456789abcdef01234567",
@@ -76,10 +76,10 @@ func fixtureVerdict(t testing.TB) (gate.Verdict, Meta) {
 		Seed:      42,
 		RawBase:   "out/base.txt",
 		RawHead:   "out/head.txt",
-		Notes:     []string{"1 package without benchmarks skipped: example.com/docs"},
+		Run:       pipeline.Facts{Skipped: []string{"example.com/docs: no test files"}},
 		BaseGo:    "go1.26.8",
 		HeadGo:    "go1.27.0",
-	}
+	}}
 	return v, m
 }
 
@@ -380,7 +380,7 @@ func TestTextHostile(t *testing.T) {
 			v.Results[i].Name = evil
 		}
 	}
-	m.Notes = append(m.Notes, "note with \x1b]0;title\x07 and \u2066bidi\u2069")
+	m.Notes = append(m.Notes, Note{Code: NoteCommentFailed, Err: "note with \x1b]0;title\x07 and \u2066bidi\u2069"})
 	for _, opt := range []TextOptions{{}, {Width: 80}, {Color: true, Width: 120}} {
 		out := Text(v, m, opt)
 		if strings.Contains(out, "&#") {
@@ -398,7 +398,7 @@ func TestTextHostile(t *testing.T) {
 		if want := "Evil/<U+001B>[31mred<U+001B>[0m<U+202E>evil<U+200B>|@team/#01<img>-8"; !strings.Contains(plain, want) {
 			t.Errorf("%+v: the name is not shown readably:\n%s", opt, plain)
 		}
-		if !strings.Contains(plain, "note with <U+001B>]0;title<U+0007> and <U+2066>bidi<U+2069>") {
+		if !strings.Contains(strings.Join(strings.Fields(plain), " "), "note with <U+001B>]0;title<U+0007> and <U+2066>bidi<U+2069>") {
 			t.Errorf("%+v: the note is not neutralised", opt)
 		}
 	}
@@ -569,7 +569,7 @@ func TestMarkdownFitsGitHubLimit(t *testing.T) {
 		t.Fatalf("verdict has %d regressions, want 3", got)
 	}
 	const limit = 65536
-	md := Markdown(v, Meta{Count: 10}, Options{MaxChars: limit, DetailsURL: "https://example.com/run/1", Marker: "<!-- benchgate -->"})
+	md := Markdown(v, Meta{Record: pipeline.Record{Count: 10}}, Options{MaxChars: limit, DetailsURL: "https://example.com/run/1", Marker: "<!-- benchgate -->"})
 	if len(md) > limit {
 		t.Errorf("report has %d bytes, limit %d", len(md), limit)
 	}
@@ -645,7 +645,7 @@ func TestMarkdownEmptyVerdict(t *testing.T) {
 }
 
 func TestReproduceQuotesPaths(t *testing.T) {
-	got := mdBlock(reproduce(Meta{RawBase: "/tmp/my out/base.txt", RawHead: "it's/head.txt"}))
+	got := mdBlock(reproduce(Meta{Record: pipeline.Record{RawBase: "/tmp/my out/base.txt", RawHead: "it's/head.txt"}}))
 	want := "Reproduce the numbers: `benchgate compare '/tmp/my out/base.txt' 'it'\\''s/head.txt'`; benchstat's (base, head, benchstat): `benchstat -ignore round '/tmp/my out/base.txt' 'it'\\''s/head.txt'`"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)

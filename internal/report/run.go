@@ -6,211 +6,27 @@ import (
 	"time"
 
 	"github.com/benchgate/benchgate/internal/english"
-	"github.com/benchgate/benchgate/internal/gate"
+	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/machine"
+	"github.com/benchgate/benchgate/internal/pipeline"
+	"github.com/benchgate/benchgate/internal/shard"
 )
-
-// Run is what a run learned while it measured, as facts: figures, no
-// words. The report words them in "How the run was made", as it words the
-// gate's reasons; the zero Run says nothing.
-type Run struct {
-	// PGO are the profile-guided optimization profiles (default.pgo) the
-	// change edits (untrusted: the change's file names): the compiler
-	// optimizes the two sides differently.
-	PGO []string
-	// Policy are the rules that did not apply as written.
-	Policy []PolicyNote
-	// Unclosed is what the sandbox could not close to the benchmarks'
-	// code, and why (untrusted: paths).
-	Unclosed []Named
-	// Machine is the computer the benchmarks ran on (machine.Here for a
-	// run; for compare and merge what the raw files record); nil when
-	// unknown.
-	Machine *machine.Info
-	// Affected is the --packages affected selection; nil without one.
-	Affected *Affected
-	// CountAdvice warns that --count cannot reach alpha (gate.CountAdvice).
-	CountAdvice *gate.Warning
-	Adaptive    *Adaptive
-	Lane        *Lane
-	Cancelled   *Cancelled
-	Shard       *ShardPart
-	// Skipped are what the runner found nothing to measure in, as it says
-	// ("importpath: reason"; untrusted: they name the change's code).
-	Skipped []string
-	// SameBinary are the packages not measured because their test
-	// binaries were byte-identical on both sides (their rows have status
-	// same-binary; untrusted: import paths of the change's code).
-	SameBinary   []string
-	Timing       *Timing
-	Confirmation *Confirmation
-	// Budget is the screen's rounds planned from the noise a ledger
-	// recorded (gate.PlanScreen); nil without a ledger's record.
-	Budget  *Budget
-	Explain *Explained
-	// Merged are the shards a merge judged together (merge).
-	Merged []MergedShard
-	// Deprecated are the old action inputs the workflow still sets.
-	Deprecated []DeprecatedInput
-}
-
-// MergedShard is one shard of a merge: its part ("2/4"), how many
-// benchmarks it measured, and whether its run finished.
-type MergedShard struct {
-	Shard      string
-	Benchmarks int
-	Complete   bool
-}
-
-// Explained is what the explain pass did after the verdict.
-type Explained struct {
-	// Instructions is how many instructions/op changes the lane's
-	// per-function counts explain.
-	Instructions int
-	// Profiled is how many changed benchmarks were profiled, in Elapsed:
-	// the allocations of Allocs of them in AllocsTime, the CPU of CPU of
-	// them in CPUTime.
-	Profiled, Allocs, CPU        int
-	Elapsed, AllocsTime, CPUTime time.Duration
-	// Kept is the directory the counts, profiles and test binaries were
-	// kept in; "" if they were not kept.
-	Kept string
-	// Cancelled: the benchmarks not yet profiled are not explained.
-	Cancelled bool
-	// Skipped more changed benchmarks were not profiled (at most Max
-	// per run).
-	Skipped, Max int
-	// Merged is how many explanations came from the shards' passes.
-	Merged int
-	// Problems are what kept the pass from explaining a benchmark, or
-	// from keeping its files.
-	Problems []ExplainProblem
-}
-
-// ExplainProblem is a step of the explain pass that failed: for Bench
-// ("import/path.Name"; "" for the whole pass), with the error (untrusted:
-// it may quote the change's names).
-type ExplainProblem struct {
-	Bench string
-	Step  ExplainStep
-	Err   string
-}
-
-// ExplainStep is the step of the explain pass a problem stopped.
-type ExplainStep string
-
-// The steps.
-const (
-	// ExplainModule: the sides' module roots were not found; nothing
-	// was profiled.
-	ExplainModule ExplainStep = "module"
-	// ExplainNotProfiled: the benchmark's directory could not be made.
-	ExplainNotProfiled ExplainStep = "not-profiled"
-	// ExplainBinaries: the test binaries were not kept beside the
-	// profiles.
-	ExplainBinaries ExplainStep = "binaries"
-)
-
-// Affected is the selection of the packages a change affects: the
-// selection's summary and the packages it left out and the changed files
-// that affect nothing, each with its reason (untrusted: they name the
-// change's files and packages).
-type Affected struct {
-	Summary          string
-	Skipped, Ignored []Named
-}
-
-// Named is a package or file and why it was left out.
-type Named struct{ Name, Reason string }
 
 // maxAffectedSkipped is the most skipped packages the report lists.
 const maxAffectedSkipped = 20
 
-// Adaptive is the --max-time run: its rounds, its looks and when its
-// benchmarks were decided.
-type Adaptive struct {
-	MaxTime   time.Duration
-	Rounds    int // rounds run
-	MaxRounds int // the most the budget allowed
-	Elapsed   time.Duration
-	Looks     []int
-	// Decided counts the benchmarks decided early per round, by round.
-	Decided []Decided
-	// Undecided is how many were still undecided when the budget ran out.
-	Undecided int
-	// Stopped is the round an error (cancellation) stopped, 0 if none.
-	Stopped int
-}
-
-// Decided is how many benchmarks an adaptive run decided after a round.
-type Decided struct{ Round, Count int }
-
-// Lane is the instruction lane's cost beside what came before it.
-type Lane struct {
-	Benchmarks, Repeats, Processes int
-	Elapsed                        time.Duration
-	// Before is the time of the builds and calibration (and the time
-	// lane, unless Only) before the lane.
-	Before      time.Duration
-	Only        bool // no time lane
-	Unavailable int  // benchmarks the lane could not count
-}
-
-// Cancelled says where a cancellation stopped the run.
-type Cancelled struct {
-	Rounds, Of int // rounds completed of the planned
-	// Confirmation: it stopped the confirmation re-run, after the screen.
-	Confirmation bool
-}
-
-// ShardPart is one matrix job's part of the suite.
-type ShardPart struct {
-	Shard         string // "2/4"
-	Assigned, All int
-}
-
-// Timing is where a run's time went.
-type Timing struct {
-	Elapsed, Build, Processes, Counted time.Duration
-	Count                              int // benchmark processes
-	// The stages' wall times: calibrating (listing and pilots), the
-	// warm-up, the screen's rounds, the confirmation's fresh rounds, the
-	// explanation's profiles (0: the stage did not run). Work is the
-	// counted runs' timed work (N × time/op summed), what --benchtime
-	// plans; Counted less Work is what their processes cost beyond it
-	// (start-up, the benchmarks' own set-up).
-	Calibrate, Warmup, Screen, Confirm, Explain, Work time.Duration
-}
-
-// Confirmation is the re-run of the promising time rows; TooNoisy
-// counts the promising rows too noisy to confirm, not re-run.
-type Confirmation struct {
-	Rows, Rounds int
-	PromisingP   float64
-	TooNoisy     int
-}
-
-// Budget is the screen's rounds planned from recorded noise: how many
-// benchmarks got fewer rounds than Count and how many more, and those
-// that cannot see their threshold here (untrusted: the ledger's and the
-// change's names).
-type Budget struct {
-	Count       int
-	Fewer, More int
-	CannotSee   []gate.Unseen
-}
-
-// Lines words the facts, one line each, in the order a run learns them.
-func (r Run) Lines() []string {
+// runLines words the run's facts, one line each, in the order a run
+// learns them.
+func runLines(r pipeline.Facts) []string {
 	var out []string
-	for _, l := range r.items() {
+	for _, l := range runItems(r) {
 		out = append(out, Plain(l))
 	}
 	return out
 }
 
-// items are the facts' lines as spans.
-func (r Run) items() [][]Span {
+// runItems are the facts' lines as spans.
+func runItems(r pipeline.Facts) [][]Span {
 	var out [][]Span
 	add := func(s string) { out = append(out, []Span{txt(s)}) }
 	if len(r.PGO) > 0 {
@@ -223,7 +39,7 @@ func (r Run) items() [][]Span {
 		out = append(out, []Span{prose(PolicyNoteText(n))})
 	}
 	for _, u := range r.Unclosed {
-		out = append(out, []Span{txt("not closed to the benchmarks' code, which can read it: "), prose(u.Name + " (" + u.Reason + ")")})
+		out = append(out, []Span{txt("not closed to the benchmarks' code, which can read it: "), prose(u.Path + " (" + u.Reason + ")")})
 	}
 	if m := r.Machine; m != nil && m.String() != "" {
 		// The CPU model and kernel come from the machine, which the
@@ -260,7 +76,7 @@ func (r Run) items() [][]Span {
 		}
 	}
 	if s := r.Shard; s != nil {
-		add(fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", s.Shard, s.Assigned, s.All))
+		add(fmt.Sprintf("shard %s: %d of %d benchmarks; the verdict comes from benchgate merge", s.Shard, len(s.Assigned), len(s.All)))
 	}
 	for _, s := range r.Skipped {
 		out = append(out, []Span{txt("skipped "), prose(s)})
@@ -296,6 +112,9 @@ func (r Run) items() [][]Span {
 	if len(r.Merged) > 0 {
 		add(mergedText(r.Merged))
 	}
+	if a := r.Artifact; a != nil && artifactSpans(*a) != nil {
+		out = append(out, artifactSpans(*a))
+	}
 	if e := r.Explain; e != nil {
 		for _, l := range explainedText(*e) {
 			add(l)
@@ -308,30 +127,138 @@ func (r Run) items() [][]Span {
 }
 
 // explainProblemSpans words a problem of the explain pass.
-func explainProblemSpans(p ExplainProblem) []Span {
+func explainProblemSpans(p pipeline.ExplainProblem) []Span {
 	switch p.Step {
-	case ExplainNotProfiled:
+	case pipeline.ExplainNotProfiled:
 		return []Span{txt("explain: "), prose(p.Bench), txt(" not profiled: "), prose(p.Err)}
-	case ExplainBinaries:
+	case pipeline.ExplainBinaries:
 		return []Span{txt("explain: keeping the test binaries of "), prose(p.Bench), txt(": "), prose(p.Err)}
 	default:
 		return []Span{txt("explain: "), prose(p.Err)}
 	}
 }
 
-func mergedText(ms []MergedShard) string {
+func mergedText(ms []shard.Manifest) string {
 	var parts []string
 	for _, m := range ms {
 		state := "complete"
 		if !m.Complete {
 			state = "incomplete"
 		}
-		parts = append(parts, fmt.Sprintf("%s (%d benchmarks, %s)", m.Shard, m.Benchmarks, state))
+		parts = append(parts, fmt.Sprintf("%s (%d benchmarks, %s)", m.Shard, len(m.Assigned), state))
 	}
 	return fmt.Sprintf("merged %d shard(s): %s", len(ms), strings.Join(parts, ", "))
 }
 
-func explainedText(e Explained) []string {
+// artifactSpans says which commit the report of another run's artifact
+// names, when the artifact's claim is not the event's.
+func artifactSpans(a pipeline.ArtifactCommit) []Span {
+	switch {
+	case a.Event == "":
+		return []Span{txt("the workflow_run event could not be read, so the commits are unknown: the artifact's shard.json names them, but it is not trusted")}
+	case strings.EqualFold(a.Claimed, a.Event):
+		return nil
+	}
+	claimed := gitrev.Short(a.Claimed)
+	if claimed == "" {
+		claimed = "(none)"
+	}
+	// Untrusted as a whole: the claim is the artifact's.
+	return []Span{prose(fmt.Sprintf("the artifact's shard.json says its run measured commit %s, but the workflow_run event's commit is %s: "+
+		"the report names the event's commit, and the results may be of another one", claimed, gitrev.Short(a.Event)))}
+}
+
+// runWarnings are the run's facts that are warnings: a merge's shards
+// that do not cover the suite or ran on different machines (untrusted:
+// they quote the shards' manifests).
+func runWarnings(r pipeline.Facts) []string {
+	var out []string
+	if c := r.Coverage; c != nil {
+		for _, p := range c.Problems {
+			out = append(out, "shards: "+coverageText(p))
+		}
+		if n := len(c.Missing); n > 0 {
+			out = append(out, fmt.Sprintf("shards: %d benchmark(s) measured by no shard: %s", n, strings.Join(c.Missing[:min(n, 20)], ", ")))
+		}
+	}
+	if len(r.Machines) > 0 {
+		var kinds []string
+		seen := map[string]bool{}
+		for _, m := range r.Machines {
+			if k := m.Info.String(); !seen[k] {
+				seen[k] = true
+				kinds = append(kinds, "shard "+m.Shard+": "+k)
+			}
+		}
+		out = append(out, "shards: the shards ran on different machines ("+strings.Join(kinds, "; ")+"): each benchmark compares base with head on one machine, but times across benchmarks, and any history fed from this run, mix them")
+	}
+	return out
+}
+
+// coverageText words a problem of a merge's shards.
+func coverageText(p shard.Problem) string {
+	name := "shard " + p.Shard.String()
+	switch p.Code {
+	case shard.NoShards:
+		return "no shard results to merge"
+	case shard.Disagree:
+		var parts []string
+		for _, g := range p.Groups {
+			parts = append(parts, strings.Join(g.Shards, ", ")+": "+agreedText(p.On, g.Manifest))
+		}
+		return fmt.Sprintf("shards disagree on %s: %s", agreementText[p.On], strings.Join(parts, "; "))
+	case shard.Missing:
+		return name + " is missing: no result for it (its job failed or was cancelled, or its artifact was not downloaded)"
+	case shard.Twice:
+		return fmt.Sprintf("%s appears %d times", name, p.Count)
+	case shard.Incomplete:
+		return fmt.Sprintf("%s is incomplete: it stopped after %s (cancelled, or stopped by an error)", name, english.Plural(p.Count, "round", "rounds"))
+	case shard.Lacks:
+		return fmt.Sprintf("%s did not find %d of the %d benchmarks the other shards found (%s): shards must run the same benchmarks; pass --cpu explicitly, and avoid names that depend on the machine",
+			name, len(p.Units), p.Of, examples(p.Units))
+	case shard.Unlisted:
+		return fmt.Sprintf("%s measured %s it did not list as found (%s)", name, english.Plural(len(p.Units), "benchmark", "benchmarks"), examples(p.Units))
+	case shard.Shared:
+		var units []string
+		for _, g := range p.Shared {
+			units = append(units, fmt.Sprintf("%s (%s)", g.Unit, strings.Join(g.Shards, ", ")))
+		}
+		return fmt.Sprintf("%s measured by more than one shard (%s): the shards computed different partitions", english.Plural(len(units), "benchmark was", "benchmarks were"), examples(units))
+	case shard.Unmeasured:
+		return fmt.Sprintf("%s measured by no shard although every shard reported (%s): the shards computed different partitions", english.Plural(len(p.Units), "benchmark was", "benchmarks were"), examples(p.Units))
+	}
+	return string(p.Code)
+}
+
+var agreementText = map[shard.Agreement]string{
+	shard.OnCount: "the number of shards", shard.OnCommits: "the commits", shard.OnTool: "the tool",
+	shard.OnSettings: "the settings", shard.OnToolchains: "the Go toolchains",
+}
+
+// agreedText is what manifest m says about on.
+func agreedText(on shard.Agreement, m shard.Manifest) string {
+	switch on {
+	case shard.OnCount:
+		return fmt.Sprintf("n=%d", m.Shard.Count)
+	case shard.OnCommits:
+		return fmt.Sprintf("base %s, head %s", gitrev.Short(m.BaseSHA), gitrev.Short(m.HeadSHA))
+	case shard.OnTool:
+		return fmt.Sprintf("%q", m.Tool)
+	case shard.OnSettings:
+		return fmt.Sprintf("%q", m.Settings)
+	}
+	return fmt.Sprintf("base %q, head %q", m.BaseGo, m.HeadGo)
+}
+
+// examples names up to three items and counts the rest.
+func examples(items []string) string {
+	if len(items) <= 3 {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
+}
+
+func explainedText(e pipeline.Explained) []string {
 	var out []string
 	if e.Instructions > 0 {
 		s := "explain: " + english.Plural(e.Instructions, "instructions/op change", "instructions/op changes") + " from the per-function instruction counts"
@@ -364,7 +291,7 @@ func explainedText(e Explained) []string {
 	return out
 }
 
-func adaptiveText(a Adaptive) string {
+func adaptiveText(a pipeline.Adaptive) string {
 	if a.Stopped > 0 {
 		return fmt.Sprintf("adaptive: stopped in round %d", a.Stopped)
 	}
@@ -384,24 +311,40 @@ func adaptiveText(a Adaptive) string {
 	return s
 }
 
-func laneText(l Lane) string {
+func laneText(l pipeline.Lane) string {
 	what := "the builds, calibration and timed rounds before it"
 	if l.Only {
 		what = "the builds and calibration before it"
 	}
+	res := l.Result
 	per := ""
-	if l.Benchmarks > 0 {
-		per = fmt.Sprintf(", %s per benchmark", (l.Elapsed / time.Duration(l.Benchmarks)).Round(100*time.Millisecond))
+	if res.Benchmarks > 0 {
+		per = fmt.Sprintf(", %s per benchmark", (res.Elapsed / time.Duration(res.Benchmarks)).Round(100*time.Millisecond))
 	}
 	s := fmt.Sprintf("instruction counts: %d benchmarks counted under valgrind (callgrind), %d runs per side each: %d processes, %s%s (%s: %s)",
-		l.Benchmarks, l.Repeats, l.Processes, l.Elapsed.Round(100*time.Millisecond), per, what, l.Before.Round(100*time.Millisecond))
-	if l.Unavailable > 0 {
-		s += fmt.Sprintf("; %d unavailable", l.Unavailable)
+		res.Benchmarks, l.Repeats, res.Processes, res.Elapsed.Round(100*time.Millisecond), per, what, l.Before.Round(100*time.Millisecond))
+	if n := len(res.Failures); n > 0 {
+		s += fmt.Sprintf("; %d unavailable", n)
 	}
 	return s
 }
 
-func timingText(t Timing) string {
+// timing is the figures of where a run's time went (pipeline.Timing:
+// the runner's, split between the screen and the confirmation).
+type timing struct {
+	Elapsed, Build, Processes, Counted                time.Duration
+	Count                                             int // benchmark processes
+	Calibrate, Warmup, Screen, Confirm, Explain, Work time.Duration
+}
+
+func timingOf(t pipeline.Timing) timing {
+	r := t.Runner
+	return timing{Elapsed: r.Elapsed, Build: r.BuildTime, Processes: r.ProcessTime, Counted: r.RunTime, Count: r.Processes,
+		Calibrate: r.DiscoverTime, Warmup: r.WarmupTime, Screen: t.Screen, Confirm: r.MeasureTime - t.Screen, Explain: t.Explain, Work: r.Work}
+}
+
+func timingText(pt pipeline.Timing) string {
+	t := timingOf(pt)
 	over := t.Elapsed - t.Build - t.Processes
 	pct := 0.0
 	if t.Elapsed > 0 {
@@ -557,30 +500,30 @@ type jsonExplainProblem struct {
 	Error string `json:"error"`
 }
 
-// json is r for the JSON report; nil when it holds no fact.
-func (r Run) json() *jsonRun {
-	if len(r.items()) == 0 {
+// runJSON is r for the JSON report; nil when it holds no fact.
+func runJSON(r pipeline.Facts) *jsonRun {
+	if len(runItems(r)) == 0 {
 		return nil
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
 	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Policy: []jsonPolicyNote{}, Unclosed: []jsonNamed{}, Merged: []jsonMergedShard{}, Machine: r.Machine}
 	j.SameBinary = r.SameBinary
 	for _, m := range r.Merged {
-		j.Merged = append(j.Merged, jsonMergedShard(m))
+		j.Merged = append(j.Merged, jsonMergedShard{m.Shard.String(), len(m.Assigned), m.Complete})
 	}
 	for _, n := range r.Policy {
 		j.Policy = append(j.Policy, jsonPolicyNote{string(n.Code), n.Commit, n.File, n.Label, string(n.Off), n.Action, n.Err, n.By, n.At, n.Sender, n.Access})
 	}
 	for _, u := range r.Unclosed {
-		j.Unclosed = append(j.Unclosed, jsonNamed(u))
+		j.Unclosed = append(j.Unclosed, jsonNamed{u.Path, u.Reason})
 	}
 	if a := r.Affected; a != nil {
 		j.Affected = &jsonAffected{Summary: a.Summary, Skipped: []jsonNamed{}, Ignored: []jsonNamed{}}
 		for _, e := range a.Skipped {
-			j.Affected.Skipped = append(j.Affected.Skipped, jsonNamed(e))
+			j.Affected.Skipped = append(j.Affected.Skipped, jsonNamed{e.Name, e.Reason})
 		}
 		for _, e := range a.Ignored {
-			j.Affected.Ignored = append(j.Affected.Ignored, jsonNamed(e))
+			j.Affected.Ignored = append(j.Affected.Ignored, jsonNamed{e.Name, e.Reason})
 		}
 	}
 	if a := r.Adaptive; a != nil {
@@ -591,15 +534,16 @@ func (r Run) json() *jsonRun {
 		}
 	}
 	if l := r.Lane; l != nil {
-		j.Lane = &jsonLane{l.Benchmarks, l.Repeats, l.Processes, sec(l.Elapsed), sec(l.Before), l.Only, l.Unavailable}
+		j.Lane = &jsonLane{l.Result.Benchmarks, l.Repeats, l.Result.Processes, sec(l.Result.Elapsed), sec(l.Before), l.Only, len(l.Result.Failures)}
 	}
 	if c := r.Cancelled; c != nil {
 		j.Cancelled = &jsonCancelled{c.Rounds, c.Of, c.Confirmation}
 	}
 	if s := r.Shard; s != nil {
-		j.Shard = &jsonShardPart{s.Shard, s.Assigned, s.All}
+		j.Shard = &jsonShardPart{s.Shard.String(), len(s.Assigned), len(s.All)}
 	}
-	if t := r.Timing; t != nil {
+	if pt := r.Timing; pt != nil {
+		t := timingOf(*pt)
 		j.Timing = &jsonTiming{sec(t.Elapsed), sec(t.Build), sec(t.Processes), sec(t.Counted), t.Count,
 			sec(t.Calibrate), sec(t.Warmup), sec(t.Screen), sec(t.Confirm), sec(t.Explain), sec(t.Work)}
 	}

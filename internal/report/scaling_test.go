@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"math"
 	"strings"
 	"testing"
@@ -89,10 +90,10 @@ func TestScalingVerdict(t *testing.T) {
 
 func TestScalingGolden(t *testing.T) {
 	v := scalingVerdict(t)
-	md := Markdown(v, Meta{Count: 10}, Options{})
+	md := Markdown(v, Meta{Record: pipeline.Record{Count: 10}}, Options{})
 	golden(t, "scaling.md", []byte(md))
-	golden(t, "scaling.txt", []byte(Text(v, Meta{Count: 10}, TextOptions{})))
-	j, err := JSON(v, Meta{Count: 10})
+	golden(t, "scaling.txt", []byte(Text(v, Meta{Record: pipeline.Record{Count: 10}}, TextOptions{})))
+	j, err := JSON(v, Meta{Record: pipeline.Record{Count: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}

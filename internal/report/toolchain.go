@@ -13,12 +13,14 @@ func (m Meta) GoDiffers() bool {
 // GoWarning is the plain-text warning about different toolchains ("" when
 // they do not differ), for the JSON report's warnings and the terminal.
 // The versions are used verbatim: callers pass trusted or cleaned ones.
-func (m Meta) GoWarning() string {
-	if !m.GoDiffers() {
+func (m Meta) GoWarning() string { return goWarning(m.BaseGo, m.HeadGo) }
+
+func goWarning(base, head string) string {
+	if base == "" || head == "" || base == head {
 		return ""
 	}
-	return "base and head were built with different Go toolchains (base " + truncate(m.BaseGo, maxGoVersion) +
-		", head " + truncate(m.HeadGo, maxGoVersion) + "): every change includes the compiler's and the runtime's, " +
+	return "base and head were built with different Go toolchains (base " + truncate(base, maxGoVersion) +
+		", head " + truncate(head, maxGoVersion) + "): every change includes the compiler's and the runtime's, " +
 		"not only the code's (with GOTOOLCHAIN=auto, the go or toolchain line of go.mod selects the toolchain)"
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"strings"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestGoDiffers(t *testing.T) {
 		{"", "go1.27.0", false},                   // unknown is not a difference
 		{"", "", false},
 	} {
-		m := Meta{BaseGo: tc.base, HeadGo: tc.head}
+		m := Meta{Record: pipeline.Record{BaseGo: tc.base, HeadGo: tc.head}}
 		if got := m.GoDiffers(); got != tc.want {
 			t.Errorf("GoDiffers(%q, %q) = %v, want %v", tc.base, tc.head, got, tc.want)
 		}

@@ -15,37 +15,6 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
-// Why says where one row's change comes from: the allocation sites (an
-// allocs/op or B/op row) or the functions (a time row) whose cost per op
-// changed between base and head, from the profiles that a pass after the
-// verdict took of both sides (package explain). Function and file names
-// come from the code measured: they are untrusted.
-type Why struct {
-	Package, Name, Unit string // the row it explains
-	// Explain lists the largest changes: sites in the row's unit per op,
-	// or functions' flat and cumulative seconds per op.
-	Explain explain.Explanation
-	// Changed is how many sites or functions changed in all.
-	Changed int
-	// Base and Head are, for an allocation row, what the benchmark's
-	// sites add up to per op in the row's unit; for a time row, each
-	// side's CPU seconds per op in its profiles.
-	Base, Head float64
-	// Ops are the benchmark ops each side's figures cover (a time row's:
-	// Runs runs of Ops/Runs ops).
-	Ops  [2]int64
-	Runs int
-	// Notes say where the figures do not add up to the row's (explain's
-	// Check), in words.
-	Notes []string
-	// Command is the go tool pprof command that reproduces the figures
-	// (times the ops) from the files kept; "" when they were not kept.
-	Command string
-	// Err says why the row could not be explained; the rest is then
-	// empty.
-	Err string
-}
-
 // A Detail is shown under a table row: indented in text, folded
 // (<details>) under the row's table in Markdown.
 type Detail struct {
@@ -57,7 +26,7 @@ type Detail struct {
 }
 
 // why returns the explanation of r, nil if it has none.
-func (m Meta) why(r gate.Result) *Why {
+func (m Meta) why(r gate.Result) *explain.Why {
 	for i := range m.Explain {
 		w := &m.Explain[i]
 		if w.Package == r.Package && w.Name == r.Name && w.Unit == r.Unit {
@@ -113,7 +82,7 @@ func detailed(t *Table, rows []gate.Result, m Meta) *Table {
 // rowDetail is the Detail of a row: why it has its status, its
 // statistics, where its change comes from (w, when explained) and the
 // commands that reproduce it.
-func rowDetail(r gate.Result, w *Why, m Meta) *Detail {
+func rowDetail(r gate.Result, w *explain.Why, m Meta) *Detail {
 	d := &Detail{}
 	if w != nil {
 		d = whyDetail(r, w)
@@ -188,13 +157,13 @@ func rowCommand(r gate.Result, m Meta) string {
 		if r.Package != "" {
 			f = "pkg:" + r.Package + " " + f
 		}
-		cmd += "-filter " + ShellQuote(f) + " "
+		cmd += "-filter " + explain.Quote(f) + " "
 	}
-	return cmd + ShellQuote(base) + " " + ShellQuote(head)
+	return cmd + explain.Quote(base) + " " + explain.Quote(head)
 }
 
 // whyDetail is the collapsed "why" of a row.
-func whyDetail(r gate.Result, w *Why) *Detail {
+func whyDetail(r gate.Result, w *explain.Why) *Detail {
 	d := &Detail{}
 	var sum line
 	sum.text("Why ").name(r.Name).text(" ").add(unitSpan(r.Unit)).text(": ")
@@ -225,7 +194,7 @@ func whyDetail(r gate.Result, w *Why) *Detail {
 
 // whySites adds an allocation row's sites to d and its largest change to
 // the summary.
-func whySites(sum *line, d *Detail, r gate.Result, w *Why) {
+func whySites(sum *line, d *Detail, r gate.Result, w *explain.Why) {
 	unit := r.Unit
 	sites := w.Explain.Sites
 	if len(sites) == 0 {
@@ -275,7 +244,7 @@ type funcsLane struct {
 
 // whyFuncs adds a time row's functions to d and the first to the
 // summary.
-func whyFuncs(sum *line, d *Detail, w *Why) {
+func whyFuncs(sum *line, d *Detail, w *explain.Why) {
 	var vals []float64
 	for _, f := range w.Explain.Functions {
 		vals = append(vals, f.Base, f.Head, math.Abs(f.Head-f.Base), math.Abs(f.CumHead-f.CumBase))
@@ -299,7 +268,7 @@ func whyFuncs(sum *line, d *Detail, w *Why) {
 
 // whyCounts adds an instructions/op row's functions to d and the first
 // to the summary: the lane's per-function counts, exact.
-func whyCounts(sum *line, d *Detail, w *Why) {
+func whyCounts(sum *line, d *Detail, w *explain.Why) {
 	whyFunctions(sum, d, w, funcsLane{
 		unit:   "instructions/op",
 		value:  func(v float64) string { return perOp(math.Round(v)) },
@@ -312,7 +281,7 @@ func whyCounts(sum *line, d *Detail, w *Why) {
 
 // whyFunctions adds the functions of w to d, in lane's words, and the
 // first to the summary.
-func whyFunctions(sum *line, d *Detail, w *Why, lane funcsLane) {
+func whyFunctions(sum *line, d *Detail, w *explain.Why, lane funcsLane) {
 	fs := w.Explain.Functions
 	change := func(d float64) string {
 		switch v := lane.value(math.Abs(d)); {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"github.com/benchgate/benchgate/internal/pipeline"
 	"regexp"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func explainedFixture(t *testing.T) (gate.Verdict, Meta, [3]gate.Result) {
 	if found != [3]bool{true, true, true} {
 		t.Fatalf("fixture lacks an allocs/op, time or B/op regression: %v", found)
 	}
-	m.Explain = []Why{
+	m.Explain = []explain.Why{
 		{Package: rows[0].Package, Name: rows[0].Name, Unit: rows[0].Unit, Changed: 3, Base: 2, Head: 3, Ops: [2]int64{1000, 1000},
 			Explain: explain.Explanation{Sites: []explain.Site{
 				{Function: hostileFunc, File: hostileFile, Line: 42, Base: 0, Head: 1},
@@ -185,12 +186,12 @@ func TestWhyInstructions(t *testing.T) {
 	r.Package, r.Name, r.Unit = "example.com/lib", "Grow", "instructions/op"
 	r.Base, r.Head = &stats.Summary{Center: 12020, N: 3}, &stats.Summary{Center: 12621, N: 3}
 	v := gate.Verdict{Results: []gate.Result{r}}
-	m := Meta{Explain: []Why{{Package: r.Package, Name: r.Name, Unit: r.Unit, Changed: 2, Base: 12019.6, Head: 12620.4, Ops: [2]int64{8238, 8238}, Runs: 3,
+	m := Meta{Record: pipeline.Record{Explain: []explain.Why{{Package: r.Package, Name: r.Name, Unit: r.Unit, Changed: 2, Base: 12019.6, Head: 12620.4, Ops: [2]int64{8238, 8238}, Runs: 3,
 		Explain: explain.Explanation{Functions: []explain.Func{
 			{Function: "example.com/lib.Work", File: "lib.go", Line: 10, Base: 12007, Head: 12607, CumBase: 12007, CumHead: 12607, ShareBase: 0.999, ShareHead: 0.999},
 			{Function: "example.com/lib.BenchmarkGrow", File: "lib_test.go", Line: 7, Base: 12, Head: 13, CumBase: 12019, CumHead: 12620},
 		}},
-		Command: "go tool pprof -top -nodefraction=0 -diff_base out/base.pprof out/head.pprof"}}}
+		Command: "go tool pprof -top -nodefraction=0 -diff_base out/base.pprof out/head.pprof"}}}}
 	md := Markdown(v, m, Options{})
 	checkGFM(t, md)
 	for _, want := range []string{

@@ -366,11 +366,15 @@ func changeSpans(rs gate.Reason, unit string) []Span {
 }
 
 func valueSpans(v float64, unit string) []Span {
-	s := "0"
-	if v != 0 {
-		s = benchunit.Scale(v, benchunit.ClassOf(unit))
+	return []Span{numSpan(scaled(v, unit)), txt(" "), unitSpan(unit)}
+}
+
+// scaled is a figure in unit as the tables show it ("6.070n" sec/op).
+func scaled(v float64, unit string) string {
+	if v == 0 {
+		return "0"
 	}
-	return []Span{numSpan(s), txt(" "), unitSpan(unit)}
+	return benchunit.Scale(v, benchunit.ClassOf(unit))
 }
 
 func directionSpans(rs gate.Reason) []Span {
@@ -557,6 +561,12 @@ func warningSpans(w gate.Warning, scaling []gate.Scaling) []Span {
 	case gate.WarnRequiredMissing:
 		l.text("the policy requires a benchmark matching ").name(w.Detail).text(" (").name(w.Source).
 			text("), and head has none: it was deleted or renamed, or the pattern matches nothing; this fails the gate")
+	case gate.WarnShardsIncomplete:
+		missing := ""
+		if w.Count > 0 {
+			missing = ", " + english.Plural(w.Count, "benchmark", "benchmarks") + " measured by no shard"
+		}
+		l.text("the shards do not cover the suite (see the problems below" + missing + "): the merged verdict is incomplete; this fails the gate")
 	case gate.WarnHeadPolicyInvalid:
 		l.text("head's policy file does not parse, so every run after the merge would stop on it; this fails the gate: ").add(prose(w.Detail))
 	default:

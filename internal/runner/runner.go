@@ -101,11 +101,10 @@ type Ignored struct {
 	Name    string // as printed, without GOMAXPROCS suffix: "BenchmarkX/size=10"
 }
 
-// DefaultRuns is the default of Options.Runs. The statistics audit
-// (reference/audits/statistics.md) found 5–10 short runs per side per round
-// far more sensitive than one long run on a shared machine, and a real
-// allocating benchmark's per-round noise fell 2.5× with 5
-// (reference/short-runs-experiment.md).
+// DefaultRuns is the default of Options.Runs: 5–10 short runs per side
+// per round were far more sensitive than one long run on a shared
+// machine, and a real allocating benchmark's per-round noise fell 2.5×
+// with 5 (docs/statistics.md, docs/evidence.md).
 const DefaultRuns = 5
 
 // MinRunTime is the least timed work (b.N × time/op) a run keeps when a

@@ -7,10 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
-	"github.com/benchgate/benchgate/internal/english"
-	"github.com/benchgate/benchgate/internal/gitrev"
 	"github.com/benchgate/benchgate/internal/safefile"
 )
 
@@ -123,28 +122,86 @@ func Decode(name string, b []byte) (Manifest, error) {
 	return m, nil
 }
 
+// Coverage is how the manifests of one sharded run cover it
+// (CheckCoverage): Missing are the unit IDs that some shard discovered and
+// no shard measured, sorted; Problems everything else that makes the
+// merged result incomplete or inconsistent. A merge must fail unless both
+// are empty: a missing or failed shard never passes silently.
+type Coverage struct {
+	Missing  []string
+	Problems []Problem
+}
+
+// Complete reports whether the shards cover their run.
+func (c Coverage) Complete() bool { return len(c.Missing) == 0 && len(c.Problems) == 0 }
+
+// A Problem is one reason the shards do not cover their run: a code, the
+// shard and the units concerned.
+type Problem struct {
+	Code ProblemCode
+	// Shard is the shard concerned; Count how many times it appears
+	// (Twice) or the rounds it completed (Incomplete).
+	Shard Spec
+	Count int
+	// On is what the shards disagree on (Disagree), Groups the shards of
+	// each value in order, each with one manifest that holds it.
+	On     Agreement
+	Groups []Group
+	// Units are the unit IDs concerned, sorted (Lacks: of Of found by the
+	// others; Unlisted; Unmeasured); Shared those measured by more than
+	// one shard, with the shards.
+	Units  []string
+	Of     int
+	Shared []Group
+}
+
+// A Group is shards that agree (Shards, "2/4"; Manifest one of theirs),
+// or the shards that measured one Unit.
+type Group struct {
+	Shards   []string
+	Manifest Manifest
+	Unit     string
+}
+
+// ProblemCode says what a Problem is.
+type ProblemCode string
+
+// The problems, in the order CheckCoverage finds them.
+const (
+	NoShards   ProblemCode = "no-shards"  // no manifests at all
+	Disagree   ProblemCode = "disagree"   // the shards disagree On something
+	Missing    ProblemCode = "missing"    // Shard has no manifest (its job failed, or its artifact was not downloaded)
+	Twice      ProblemCode = "twice"      // Shard has Count manifests
+	Incomplete ProblemCode = "incomplete" // Shard stopped (cancelled, or by an error) after Count rounds
+	Lacks      ProblemCode = "lacks"      // Shard did not discover Units the others did
+	Unlisted   ProblemCode = "unlisted"   // Shard measured Units it did not list
+	Shared     ProblemCode = "shared"     // units measured by more than one shard (Shared): different partitions
+	Unmeasured ProblemCode = "unmeasured" // Units measured by no shard although every shard reported
+)
+
+// Agreement is what every shard of a run must agree on.
+type Agreement string
+
+// What shards agree on, in the order they are checked.
+const (
+	OnCount      Agreement = "count" // the number of shards
+	OnCommits    Agreement = "commits"
+	OnTool       Agreement = "tool"
+	OnSettings   Agreement = "settings"
+	OnToolchains Agreement = "toolchains"
+)
+
 // CheckCoverage checks that the manifests of one sharded run cover it:
-// missing are the unit IDs that some shard discovered and no shard
-// measured, sorted; problems are one-line descriptions of everything else
-// that makes the merged result incomplete or inconsistent, in a fixed order:
-//
-//   - no manifests at all;
-//   - shards that disagree on n, on the commits, on the tool, on the settings
-//     or on the Go toolchains;
-//   - a shard number of 1..n with no manifest (its job failed, or its
-//     artifact was not downloaded), or with more than one;
-//   - a shard that is not Complete (cancelled, or stopped by an error);
-//   - a shard that did not discover units the others did, or measured
-//     units it did not list;
-//   - units measured by more than one shard, and units measured by none
-//     although every shard reported: the shards computed different
-//     partitions.
-//
-// The merge must fail when either is non-empty: a missing or failed shard
-// never passes silently.
-func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
+// every shard agrees with the others on n, the commits, the tool, the
+// settings and the Go toolchains; every shard number of 1..n has one
+// manifest, and each is Complete; every shard discovered the units the
+// others did and measured only units it listed; no unit was measured by
+// more than one shard or by none.
+func CheckCoverage(manifests []Manifest) Coverage {
+	var c Coverage
 	if len(manifests) == 0 {
-		return nil, []string{"no shard results to merge"}
+		c.Problems = []Problem{{Code: NoShards}}
+		return c
 	}
 	ms := slices.Clone(manifests)
 	slices.SortStableFunc(ms, func(a, b Manifest) int {
@@ -153,39 +210,29 @@ func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
 		}
 		return a.Shard.Count - b.Shard.Count
 	})
-	name := func(m Manifest) string { return "shard " + m.Shard.String() }
 
 	// Agreement on the run.
 	n := 0
 	for _, m := range ms {
 		n = max(n, m.Shard.Count)
 	}
-	disagree := func(what string, key func(Manifest) string) {
-		groups := map[string][]string{}
-		var keys []string
+	for _, on := range []Agreement{OnCount, OnCommits, OnTool, OnSettings, OnToolchains} {
+		var groups []Group
+		at := map[string]int{}
 		for _, m := range ms {
-			k := key(m)
-			if _, ok := groups[k]; !ok {
-				keys = append(keys, k)
+			k := agreed(on, m)
+			i, ok := at[k]
+			if !ok {
+				i = len(groups)
+				at[k] = i
+				groups = append(groups, Group{Manifest: m})
 			}
-			groups[k] = append(groups[k], m.Shard.String())
+			groups[i].Shards = append(groups[i].Shards, m.Shard.String())
 		}
-		if len(keys) < 2 {
-			return
+		if len(groups) > 1 {
+			c.Problems = append(c.Problems, Problem{Code: Disagree, On: on, Groups: groups})
 		}
-		var parts []string
-		for _, k := range keys {
-			parts = append(parts, strings.Join(groups[k], ", ")+": "+k)
-		}
-		problems = append(problems, fmt.Sprintf("shards disagree on %s: %s", what, strings.Join(parts, "; ")))
 	}
-	disagree("the number of shards", func(m Manifest) string { return fmt.Sprintf("n=%d", m.Shard.Count) })
-	disagree("the commits", func(m Manifest) string {
-		return fmt.Sprintf("base %s, head %s", gitrev.Short(m.BaseSHA), gitrev.Short(m.HeadSHA))
-	})
-	disagree("the tool", func(m Manifest) string { return fmt.Sprintf("%q", m.Tool) })
-	disagree("the settings", func(m Manifest) string { return fmt.Sprintf("%q", m.Settings) })
-	disagree("the Go toolchains", func(m Manifest) string { return fmt.Sprintf("base %q, head %q", m.BaseGo, m.HeadGo) })
 
 	// Every shard number once.
 	seen := map[int]int{}
@@ -194,17 +241,17 @@ func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
 	}
 	missingShard := false
 	for i := 1; i <= n; i++ {
-		switch c := seen[i]; {
-		case c == 0:
+		switch k := seen[i]; {
+		case k == 0:
 			missingShard = true
-			problems = append(problems, fmt.Sprintf("shard %d/%d is missing: no result for it (its job failed or was cancelled, or its artifact was not downloaded)", i, n))
-		case c > 1:
-			problems = append(problems, fmt.Sprintf("shard %d/%d appears %d times", i, n, c))
+			c.Problems = append(c.Problems, Problem{Code: Missing, Shard: Spec{i, n}})
+		case k > 1:
+			c.Problems = append(c.Problems, Problem{Code: Twice, Shard: Spec{i, n}, Count: k})
 		}
 	}
 	for _, m := range ms {
 		if !m.Complete {
-			problems = append(problems, fmt.Sprintf("%s is incomplete: it stopped after %s (cancelled, or stopped by an error)", name(m), english.Plural(m.Rounds, "round", "rounds")))
+			c.Problems = append(c.Problems, Problem{Code: Incomplete, Shard: m.Shard, Count: m.Rounds})
 		}
 	}
 
@@ -234,46 +281,48 @@ func CheckCoverage(manifests []Manifest) (missing []string, problems []string) {
 			measured[id] = append(measured[id], m.Shard.String())
 		}
 		if len(lacks) > 0 {
-			slices.Sort(lacks)
-			problems = append(problems, fmt.Sprintf("%s did not find %d of the %d benchmarks the other shards found (%s): shards must run the same benchmarks; pass --cpu explicitly, and avoid names that depend on the machine",
-				name(m), len(lacks), len(all), examples(lacks)))
+			c.Problems = append(c.Problems, Problem{Code: Lacks, Shard: m.Shard, Units: sortedCopy(lacks), Of: len(all)})
 		}
 		if len(unlisted) > 0 {
-			slices.Sort(unlisted)
-			problems = append(problems, fmt.Sprintf("%s measured %s it did not list as found (%s)", name(m), english.Plural(len(unlisted), "benchmark", "benchmarks"), examples(unlisted)))
+			c.Problems = append(c.Problems, Problem{Code: Unlisted, Shard: m.Shard, Units: sortedCopy(unlisted)})
 		}
 	}
-	var twice []string
+	var shared []Group
 	for id, shards := range measured {
 		if len(shards) > 1 {
-			twice = append(twice, fmt.Sprintf("%s (%s)", id, strings.Join(shards, ", ")))
+			shared = append(shared, Group{Unit: id, Shards: shards})
 		}
 	}
-	if len(twice) > 0 {
-		slices.Sort(twice)
-		problems = append(problems, fmt.Sprintf("%s measured by more than one shard (%s): the shards computed different partitions", english.Plural(len(twice), "benchmark was", "benchmarks were"), examples(twice)))
+	if len(shared) > 0 {
+		slices.SortFunc(shared, func(a, b Group) int { return strings.Compare(a.Unit, b.Unit) })
+		c.Problems = append(c.Problems, Problem{Code: Shared, Shared: shared})
 	}
 	for id := range all {
 		if len(measured[id]) == 0 {
-			missing = append(missing, id)
+			c.Missing = append(c.Missing, id)
 		}
 	}
-	slices.Sort(missing)
-	if len(missing) > 0 && !missingShard {
-		problems = append(problems, fmt.Sprintf("%s measured by no shard although every shard reported (%s): the shards computed different partitions", english.Plural(len(missing), "benchmark was", "benchmarks were"), examples(missing)))
+	slices.Sort(c.Missing)
+	if len(c.Missing) > 0 && !missingShard {
+		c.Problems = append(c.Problems, Problem{Code: Unmeasured, Units: c.Missing})
 	}
-	return missing, problems
+	return c
 }
 
-// examples names up to three items and counts the rest.
-func examples(items []string) string {
-	if len(items) <= 3 {
-		return strings.Join(items, ", ")
+// agreed is what m says about on, for comparing shards.
+func agreed(on Agreement, m Manifest) string {
+	switch on {
+	case OnCount:
+		return strconv.Itoa(m.Shard.Count)
+	case OnCommits:
+		return m.BaseSHA + " " + m.HeadSHA
+	case OnTool:
+		return m.Tool
+	case OnSettings:
+		return m.Settings
 	}
-	return strings.Join(items[:3], ", ") + fmt.Sprintf(" and %d more", len(items)-3)
+	return m.BaseGo + "\x00" + m.HeadGo
 }
-
-// count is n with the singular or plural noun.
 
 func sortedCopy(s []string) []string {
 	out := append([]string{}, s...)

@@ -94,133 +94,6 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
-func TestCheckCoverage(t *testing.T) {
-	const base, head = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
-	all := []string{"p.A", "p.B", "p.C", "q.D"}
-	m := func(i, n int, assigned ...string) Manifest {
-		return Manifest{Format: Format, Shard: Spec{i, n}, All: all, Assigned: assigned, Complete: true, Rounds: 10,
-			BaseSHA: base, HeadSHA: head, Tool: "benchgate v1"}
-	}
-	with := func(m Manifest, f func(*Manifest)) Manifest { f(&m); return m }
-	tests := []struct {
-		name         string
-		in           []Manifest
-		wantMissing  []string
-		wantProblems []string
-	}{
-		{
-			name: "complete",
-			in:   []Manifest{m(2, 3, "p.B"), m(1, 3, "p.A", "q.D"), m(3, 3, "p.C")},
-		},
-		{
-			name: "one shard, empty shard",
-			in:   []Manifest{m(1, 2, all...), m(2, 2)},
-		},
-		{
-			name:         "none",
-			wantProblems: []string{"no shard results to merge"},
-		},
-		{
-			name:         "missing shard",
-			in:           []Manifest{m(1, 3, "p.A", "q.D"), m(3, 3, "p.C")},
-			wantMissing:  []string{"p.B"},
-			wantProblems: []string{"shard 2/3 is missing: no result for it (its job failed or was cancelled, or its artifact was not downloaded)"},
-		},
-		{
-			name:        "the last shard missing, the others complete",
-			in:          []Manifest{m(1, 3, "p.A", "q.D"), m(2, 3, "p.B")},
-			wantMissing: []string{"p.C"},
-			wantProblems: []string{
-				"shard 3/3 is missing: no result for it (its job failed or was cancelled, or its artifact was not downloaded)",
-			},
-		},
-		{
-			name: "incomplete shard",
-			in:   []Manifest{m(1, 2, "p.A", "p.B"), with(m(2, 2, "p.C", "q.D"), func(m *Manifest) { m.Complete, m.Rounds = false, 3 })},
-			wantProblems: []string{
-				"shard 2/2 is incomplete: it stopped after 3 rounds (cancelled, or stopped by an error)",
-			},
-		},
-		{
-			name: "different commits and tool",
-			in: []Manifest{
-				m(1, 2, "p.A", "p.B"),
-				with(m(2, 2, "p.C", "q.D"), func(m *Manifest) { m.HeadSHA = "3333333333333333333333333333333333333333"; m.Tool = "benchgate v2" }),
-			},
-			wantProblems: []string{
-				"shards disagree on the commits: 1/2: base 111111111111, head 222222222222; 2/2: base 111111111111, head 333333333333",
-				`shards disagree on the tool: 1/2: "benchgate v1"; 2/2: "benchgate v2"`,
-			},
-		},
-		{
-			name: "different Go toolchains",
-			in: []Manifest{
-				with(m(1, 2, "p.A", "p.B"), func(m *Manifest) { m.BaseGo, m.HeadGo = "go1.26.8", "go1.26.8" }),
-				with(m(2, 2, "p.C", "q.D"), func(m *Manifest) { m.BaseGo, m.HeadGo = "go1.26.8", "go1.27.0" }),
-			},
-			wantProblems: []string{
-				`shards disagree on the Go toolchains: 1/2: base "go1.26.8", head "go1.26.8"; 2/2: base "go1.26.8", head "go1.27.0"`,
-			},
-		},
-		{
-			name: "different n",
-			in:   []Manifest{m(1, 2, "p.A", "p.B"), m(2, 3, "p.C", "q.D")},
-			wantProblems: []string{
-				"shards disagree on the number of shards: 1/2: n=2; 2/3: n=3",
-				"shard 3/3 is missing: no result for it (its job failed or was cancelled, or its artifact was not downloaded)",
-			},
-		},
-		{
-			name: "duplicate shard",
-			in:   []Manifest{m(1, 2, "p.A", "p.B"), m(2, 2, "p.C", "q.D"), m(2, 2, "p.C", "q.D")},
-			wantProblems: []string{
-				"shard 2/2 appears 2 times",
-				"2 benchmarks were measured by more than one shard (p.C (2/2, 2/2), q.D (2/2, 2/2)): the shards computed different partitions",
-			},
-		},
-		{
-			name:        "partitions disagree",
-			in:          []Manifest{m(1, 2, "p.A", "p.C"), m(2, 2, "p.C", "q.D")},
-			wantMissing: []string{"p.B"},
-			wantProblems: []string{
-				"1 benchmark was measured by more than one shard (p.C (1/2, 2/2)): the shards computed different partitions",
-				"1 benchmark was measured by no shard although every shard reported (p.B): the shards computed different partitions",
-			},
-		},
-		{
-			name: "different units discovered",
-			in: []Manifest{
-				m(1, 2, "p.A", "p.B"),
-				with(m(2, 2, "p.C", "q.D-8"), func(m *Manifest) { m.All = []string{"p.A", "p.B", "p.C", "q.D-8"} }),
-			},
-			wantMissing: []string{"q.D"},
-			wantProblems: []string{
-				"shard 1/2 did not find 1 of the 5 benchmarks the other shards found (q.D-8): shards must run the same benchmarks; pass --cpu explicitly, and avoid names that depend on the machine",
-				"shard 2/2 did not find 1 of the 5 benchmarks the other shards found (q.D): shards must run the same benchmarks; pass --cpu explicitly, and avoid names that depend on the machine",
-				"1 benchmark was measured by no shard although every shard reported (q.D): the shards computed different partitions",
-			},
-		},
-		{
-			name: "measured a unit it did not list",
-			in:   []Manifest{m(1, 2, "p.A", "p.B", "x.Y"), m(2, 2, "p.C", "q.D")},
-			wantProblems: []string{
-				"shard 1/2 measured 1 benchmark it did not list as found (x.Y)",
-			},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			missing, problems := CheckCoverage(tt.in)
-			if diff := cmp.Diff(tt.wantMissing, missing); diff != "" {
-				t.Errorf("missing (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.wantProblems, problems); diff != "" {
-				t.Errorf("problems (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // TestShardsAndMerge runs every shard of a partition as the matrix would,
 // writes and reads their manifests, and checks the coverage.
 func TestShardsAndMerge(t *testing.T) {
@@ -254,11 +127,11 @@ func TestShardsAndMerge(t *testing.T) {
 		}
 		ms = append(ms, m)
 	}
-	if missing, problems := CheckCoverage(ms); len(missing)+len(problems) > 0 {
-		t.Errorf("CheckCoverage of all shards: missing %v, problems %v", missing, problems)
+	if c := CheckCoverage(ms); !c.Complete() {
+		t.Errorf("CheckCoverage of all shards: %+v", c)
 	}
-	missing, problems := CheckCoverage(append(ms[:2:2], ms[3:]...))
-	if len(missing) != len(ms[2].Assigned) || len(problems) != 1 {
-		t.Errorf("CheckCoverage without shard 3: missing %d (want %d), problems %v", len(missing), len(ms[2].Assigned), problems)
+	c := CheckCoverage(append(ms[:2:2], ms[3:]...))
+	if len(c.Missing) != len(ms[2].Assigned) || len(c.Problems) != 1 || c.Problems[0].Code != Missing || c.Problems[0].Shard != (Spec{3, n}) {
+		t.Errorf("CheckCoverage without shard 3: missing %d (want %d), problems %+v", len(c.Missing), len(ms[2].Assigned), c.Problems)
 	}
 }
