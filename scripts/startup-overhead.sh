@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # startup-overhead.sh [PROCESSES]
 #
-# What one benchmark process costs beyond its timed work on this machine: the
-# fixed price of each of the K short runs a round is split into (runner's
-# splitRound). A throw-away module in a temporary directory with two test
-# binaries (`go test -c`):
+# What one benchmark process costs beyond its timed work on this machine:
+# the fixed price of each process a round runs (one per benchmark and side,
+# docs/measuring.md step 6). A throw-away module in a temporary directory
+# with two test binaries (`go test -c`):
 #   small  a package importing only strings and crypto/sha256;
 #   big    the same benchmarks in a package that also links net/http,
 #          encoding/json, text/template and crypto/tls (a larger binary with
 #          more package initialisation, closer to a real project's);
-# each benchmark run as the runner runs it (-test.run='^$' -test.bench=^X$
+# each benchmark run one run per process (-test.run='^$' -test.bench=^X$
 # -test.benchtime=Nx -test.count=1 -test.benchmem -test.cpu=C), PROCESSES
 # times (default 40), in an interleaved order. For each process:
 #   wall      its wall time seen by the parent (fork/exec to wait),
@@ -18,12 +18,16 @@
 # Prints the median, 10th and 90th percentile of each, per binary and N.
 #
 # Then the same through benchgate's own runner (exec with its process group,
-# environment, pinning off): `benchgate run` of the small package (an A/A
-# pair of commits) at --runs 1 and at --runs 5, same --count and
-# --benchtime, so the same timed work; the difference in the counted runs'
-# wall time divided by the difference in processes is one process's
-# overhead as benchgate pays it. BENCHGATE=0 skips this part; ROUNDS
-# (default 5) and BENCHTIME (default 100ms) set it.
+# environment, pinning off): `benchgate run` of the small package (a pair
+# whose head adds a comment line to the test file, so that the binaries
+# differ and it is measured) at --runs 1 and at --runs 5, same --count and
+# --benchtime, so the same timed work in the same number of processes (a
+# round's runs of a benchmark are -test.count runs of one process): the
+# counted processes' wall time beyond their timed work, per process, and
+# what the 4 more runs inside each process add (each run after the first
+# runs the benchmark once at N=1 and collects garbage twice before it is
+# timed). BENCHGATE=0 skips this part; ROUNDS (default 5) and BENCHTIME
+# (default 100ms) set it.
 #
 # HOG=1 keeps one core busy (a shell loop) during both parts, as the
 # evidence campaigns' hog does when on.
@@ -163,8 +167,10 @@ repo=$work/repo
 mkdir -p "$repo" && cp go.mod "$repo/" && cp -r small "$repo/"
 cd "$repo"
 git init -q -b main
-echo a > README && git add -A && git -c user.name=x -c user.email=x@x commit -qm base
-echo b > README && git -c user.name=x -c user.email=x@x commit -qam docs
+git add -A && git -c user.name=x -c user.email=x@x commit -qm base
+sed -i '1i // A comment line: the binaries differ, the code does not.' small/s_test.go
+git -c user.name=x -c user.email=x@x commit -qam 'a comment line'
+
 note() {
 	"$work/benchgate" run --base HEAD~1 --count "$rounds" --benchtime "$bt" --runs "$1" \
 		--confirm=false --explain=false --quiet --json "$work/r$1.json" --out "$work/o$1" > /dev/null || true
@@ -179,7 +185,7 @@ echo "  --runs 5: $n5"
 python3 - "$n1" "$n5" "$work" <<'PY'
 import glob, re, sys
 def parse(note):
-    m = re.search(r"(\d+) benchmark processes .*?\(counted runs ([0-9.]+)(ms|s)\)", note)
+    m = re.search(r"(\d+) benchmark processes .*?\(counted runs ([0-9.]+)(ms|s)[,)]", note)
     v = float(m.group(2)); v = v / 1000 if m.group(3) == "ms" else v
     return int(m.group(1)), v
 def timed(d):
@@ -192,10 +198,14 @@ def timed(d):
                 tot += int(m.group(1)) * float(m.group(2)) * 1e-9; k += 1
     return tot, k
 (p1, c1), (p5, c5) = parse(sys.argv[1]), parse(sys.argv[2])
+over = {}
 for runs, c in ((1, c1), (5, c5)):
     t, k = timed(f"{sys.argv[3]}/o{runs}")
-    print(f"  --runs {runs}: {k} counted processes, wall {c:.2f} s, timed work {t:.2f} s: "
-          f"{1e3 * (c - t) / k:.1f} ms per process beyond its timed work")
-print(f"  difference: {p5 - p1} extra processes, {c5 - c1:.2f} s more counted wall time: "
-      f"{1e3 * (c5 - c1) / (p5 - p1):.1f} ms per extra process")
+    procs = k // runs
+    over[runs] = (c - t, procs, k)
+    print(f"  --runs {runs}: {procs} counted processes of {runs} run(s) each ({k} result lines), wall {c:.2f} s, timed work {t:.2f} s: "
+          f"{1e3 * (c - t) / procs:.1f} ms per process beyond its timed work")
+(o1, n1, _), (o5, n5, k5) = over[1], over[5]
+if n1 == n5 and n5 > 0:
+    print(f"  the 4 more runs inside each process: {1e3 * (o5 - o1) / (n5 * 4):.2f} ms each beyond their timed work")
 PY

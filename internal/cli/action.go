@@ -42,6 +42,7 @@ func (a *app) action(ctx context.Context) int {
 	log := github.NewLog(a.env.Stdout)
 	defer log.Close()
 	a.env.Stdout, a.env.Stderr = log.Text(), log.Text()
+	a.commands = log.Commands()
 	gh := config.GitHubContext(a.env.Getenv)
 	a.gh = &gh
 	acts := github.NewActions(log.Commands(), a.env.Getenv)

@@ -17,6 +17,7 @@ import (
 	"github.com/benchgate/benchgate/internal/gate"
 	"github.com/benchgate/benchgate/internal/pipeline"
 	"github.com/benchgate/benchgate/internal/report"
+	"github.com/benchgate/benchgate/internal/runner"
 )
 
 // Exit statuses.
@@ -42,6 +43,11 @@ type app struct {
 	env Env
 	cfg *config.Config // as the user gave it: never edited
 	gh  *config.GitHub // the action's GitHub context, read once; nil outside the action
+	// commands, under GitHub Actions, is the writer of benchgate's own
+	// workflow commands (github.Log.Commands): progress folds the run's
+	// stages into groups of the log with it. nil elsewhere.
+	commands io.Writer
+	folded   *foldedProgress // the progress writer over commands, made once
 	// host is the CI job of a command other than the action (gitlab),
 	// for the sandbox; nil otherwise.
 	host *ciHost
@@ -116,12 +122,21 @@ func (a *app) progress() io.Writer {
 	if a.cfg.Quiet {
 		return nil
 	}
+	if a.commands != nil {
+		if a.folded == nil {
+			a.folded = &foldedProgress{w: a.env.Stderr, commands: a.commands}
+		}
+		return a.folded
+	}
 	return a.env.Stderr
 }
 
 // step prints a run's step as report words it: a warning always, progress
 // unless --quiet.
 func (a *app) step(s pipeline.Step) {
+	if title := report.StageTitle(s); title != "" {
+		runner.Stage(a.progress(), title)
+	}
 	lines, warn := report.StepLines(s)
 	for _, l := range lines {
 		if warn || !a.cfg.Quiet {

@@ -48,6 +48,7 @@ func (a *app) measure(ctx context.Context, repo *gitrev.Repo, j job) outcome {
 		return o
 	}
 	res, err := pipeline.Run(ctx, p, ws, pipeline.Sandbox{Sandbox: sb.Sandbox, Unclosed: sb.open}, env)
+	runner.Stage(env.Progress, "") // the last stage's group ends
 	d := j.dest
 	d.raw, d.rawKept = res.Raw, res.Kept
 	var be *runner.BuildError

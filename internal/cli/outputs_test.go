@@ -296,7 +296,17 @@ func gitRepo(t *testing.T) (repo string, env []string) {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "base"}, {"commit", "-q", "--allow-empty", "-m", "head"}} {
+	// Head moves the benchmark one line down: the test binaries differ
+	// (their line tables), so the benchmark is measured, not skipped as
+	// the same binary.
+	moved := "package o\n\nimport \"testing\"\n\nvar sink int\n\n// BenchmarkO counts.\nfunc BenchmarkO(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink++\n\t}\n}\n"
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "base"}, {"write"}, {"commit", "-q", "-am", "head"}} {
+		if args[0] == "write" {
+			if err := os.WriteFile(filepath.Join(repo, "o_test.go"), []byte(moved), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		cmd := exec.Command("git", args...)
 		cmd.Dir, cmd.Env = repo, env
 		if out, err := cmd.CombinedOutput(); err != nil {

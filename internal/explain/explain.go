@@ -8,7 +8,10 @@
 // counts handed to it (from callgrind) the same way.
 //
 // File names are made relative to each side's module root, which differs
-// between the two worktrees, so that the same site matches on both sides.
+// between the two worktrees, so that the same site matches on both sides;
+// the runner builds with -trimpath, whose binaries name the module's files
+// by module path ("example.com/m/sub/x.go"), and those are made relative
+// to the module root the same way.
 // Values are per benchmark op: allocations exactly (see AllocDelta and
 // DiffAllocs), CPU time as sampled (see DiffCPU). Written with
 // WriteProfile (after Relativize), a side's AllocDelta and its merged CPU
@@ -192,7 +195,10 @@ func sampleIndex(p *profile.Profile, typ string) (int, error) {
 // module root and reads source lines to match sites whose line moved.
 type tree struct {
 	roots []string // the root as given and with links resolved, each ending in a separator
-	lines map[string][]string
+	// module is the module path of the root's go.mod and a slash: the
+	// prefix of the module's file names in a -trimpath binary.
+	module string
+	lines  map[string][]string
 }
 
 // maxSource bounds a source file read to match lines.
@@ -208,7 +214,37 @@ func newTree(root string) *tree {
 	if r, err := filepath.EvalSymlinks(root); err == nil && r != root {
 		t.roots = append(t.roots, r+string(filepath.Separator))
 	}
+	if m := modulePath(filepath.Join(root, "go.mod")); m != "" {
+		t.module = m + "/"
+	}
 	return t
+}
+
+// maxGoMod bounds the go.mod read for its module path.
+const maxGoMod = 1 << 20
+
+// modulePath is the module path a go.mod file declares ("" when it cannot
+// be read or declares none).
+func modulePath(gomod string) string {
+	f, err := safefile.OpenRegular(gomod)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxGoMod))
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if i := strings.Index(l, "//"); i >= 0 {
+			l = l[:i]
+		}
+		f := strings.Fields(l)
+		if len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], "\"`")
+		}
+	}
+	return ""
 }
 
 // rel returns file relative to the module root, and whether it is inside
@@ -218,6 +254,13 @@ func (t *tree) rel(file string) (string, bool) {
 	for _, r := range t.roots {
 		if rest, ok := strings.CutPrefix(file, r); ok {
 			return filepath.ToSlash(rest), true
+		}
+	}
+	if t.module != "" {
+		// callgrind names a -trimpath binary's files from the
+		// compilation directory ".": "./example.com/m/x.go".
+		if rest, ok := strings.CutPrefix(strings.TrimPrefix(file, "./"), t.module); ok && rest != "" {
+			return rest, true
 		}
 	}
 	return file, false

@@ -77,6 +77,9 @@ const (
 	ReasonFollowsTime ReasonCode = "follows-time"
 	// ReasonIgnored: a policy rule ignores the benchmark (status ignored).
 	ReasonIgnored ReasonCode = "ignored"
+	// ReasonSameBinary: the package's test binaries were byte-identical
+	// on both sides; not measured (status same-binary).
+	ReasonSameBinary ReasonCode = "same-binary"
 	// ReasonWithinAllowance: an allocation row whose increase (Base to
 	// Head) the policy's max-increase, Allowance, accepts (status
 	// unchanged).

@@ -45,6 +45,10 @@ const (
 	// Ignored: a benchmark a policy rule ignores (ignore: true): not run,
 	// or not judged when the input has it; never gated.
 	Ignored Status = "ignored"
+	// SameBinary: a benchmark of a package whose test binaries were
+	// byte-identical on both sides, so it was not measured: nothing it
+	// runs changed (Policy.SameBinary). Never gated; a zero change.
+	SameBinary Status = "same-binary"
 )
 
 // Kind classifies a unit by how it is judged.
@@ -167,6 +171,11 @@ type Policy struct {
 	// Ignored lists the benchmarks that were not run because a rule
 	// ignores them: each gets a row with status Ignored.
 	Ignored []Bench
+	// SameBinary lists the rows (package, name, unit) of the benchmarks
+	// that were not measured because their package's test binaries were
+	// byte-identical on both sides: each gets a row with status
+	// SameBinary.
+	SameBinary []stats.Key
 	// Selective says the run selected part of the suite (--bench, a
 	// subset of packages, one shard of several): a required rule that no
 	// benchmark of either side matches is not reported, since the run may
@@ -436,9 +445,16 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		}
 	}
 	var family, metrics []int
+	same := map[stats.Key]bool{}
+	for _, k := range p.SameBinary {
+		same[k] = true
+	}
 	for _, c := range cmps {
 		rp, rule := p.row(c.Package, c.Name)
 		ref := p.ruleRef(rule)
+		if same[c.Key] {
+			continue // judged again (a confirmation's screen): added below
+		}
 		if rule.Ignore {
 			v.Results = append(v.Results, ignoredRow(c, ref))
 			continue
@@ -485,6 +501,10 @@ func Judge(cmps []stats.Comparison, failures []Failure, p Policy) Verdict {
 		}
 		_, rule := p.row(b.Package, b.Name)
 		v.Results = append(v.Results, ignoredRow(c, p.ruleRef(rule)))
+	}
+	for _, k := range p.SameBinary {
+		_, rule := p.row(k.Package, k.Name)
+		v.Results = append(v.Results, sameRow(k, p.ruleRef(rule), p))
 	}
 	m := max(len(family), p.Family)
 	if p.Screened > 0 {

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/benchgate/benchgate/internal/policy"
 	"github.com/benchgate/benchgate/internal/stats"
@@ -118,6 +119,20 @@ func (p Policy) limit(k Kind) policy.Limit {
 // ignoredRow is the row of a benchmark a rule ignores: listed, not judged.
 func ignoredRow(c stats.Comparison, ref *RuleRef) Result {
 	return Result{Comparison: c, Kind: KindOf(c.Unit), Status: Ignored, Reason: Reason{Code: ReasonIgnored}, Rule: ref}
+}
+
+// sameRow is the row of a benchmark not measured because its package's
+// test binaries were the same on both sides: a zero change, not gated. A
+// rate's direction is its unit's (higher is better for units per second).
+func sameRow(k stats.Key, ref *RuleRef, p Policy) Result {
+	r := Result{Comparison: stats.Comparison{Key: k}, Kind: KindOf(k.Unit), Status: SameBinary, Reason: Reason{Code: ReasonSameBinary}, Rule: ref}
+	if r.Kind == Other {
+		if strings.HasSuffix(k.Unit, "/s") {
+			r.Comparison.Better = 1
+		}
+		r.Better = p.direction(k.Unit, r.Comparison.Better)
+	}
+	return r
 }
 
 // accept finishes a verdict (the last step of Judge and of Confirm,

@@ -203,3 +203,35 @@ func TestAccepted(t *testing.T) {
 		t.Error("an unaccepted regression passes")
 	}
 }
+
+// TestSameBinaryRows: the rows of benchmarks not measured for their
+// identical test binaries get status same-binary, are never gated, stay
+// out of the time family, take their unit's direction, and appear once
+// when a verdict is judged again.
+func TestSameBinaryRows(t *testing.T) {
+	p := DefaultPolicy()
+	p.SameBinary = []stats.Key{
+		{Package: "a", Name: "X-2", Unit: "sec/op"},
+		{Package: "a", Name: "X-2", Unit: "B/s"},
+		{Package: "a", Name: "X-2", Unit: "allocs/op"},
+	}
+	v := Judge(nil, nil, p)
+	if !v.Pass || v.Family != 0 || len(v.Results) != 3 || v.Count(SameBinary) != 3 {
+		t.Fatalf("verdict: pass %v, family %d, %d rows (%d same-binary); want a pass of 3 same-binary rows outside the family", v.Pass, v.Family, len(v.Results), v.Count(SameBinary))
+	}
+	for _, r := range v.Results {
+		if r.Gated || r.Fails() || r.Reason.Code != ReasonSameBinary || r.Delta != nil || r.P != nil {
+			t.Errorf("%s %s: %+v", r.Name, r.Unit, r)
+		}
+	}
+	if d := v.Results[1].Direction(); d != "higher" {
+		t.Errorf("B/s direction %q, want higher", d)
+	}
+	cmps := make([]stats.Comparison, len(v.Results))
+	for i, r := range v.Results {
+		cmps[i] = r.Comparison
+	}
+	if again := Judge(cmps, nil, p); len(again.Results) != 3 || again.Count(SameBinary) != 3 {
+		t.Errorf("judged again: %d rows, %d same-binary; want 3 and 3", len(again.Results), again.Count(SameBinary))
+	}
+}

@@ -68,8 +68,10 @@ type Entry struct {
 	Confidence float64 `json:"confidence"`
 	SE         float64 `json:"se"`
 	// Test is the test that judged the row: "paired", "utest" or
-	// "exact"; N the number of pairs (paired) or the smaller side's
-	// samples; P its p-value before any correction (nil for exact rows).
+	// "exact", or "same-binary" for a zero change not measured (the
+	// test binaries were byte-identical); N the number of pairs (paired)
+	// or the smaller side's samples; P its p-value before any correction
+	// (nil for exact rows).
 	Test string   `json:"test"`
 	N    int      `json:"n"`
 	P    *float64 `json:"p,omitempty"`

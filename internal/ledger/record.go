@@ -23,8 +23,10 @@ type Run struct {
 // FromVerdict returns the entries of a verdict: one per row with a
 // measured change on both sides (not new, removed, failed, ignored or
 // inconclusive rows without figures, nor rows whose base or head median
-// is not positive, which have no log ratio). Confidence is the level of
-// each entry's interval (0.95).
+// is not positive, which have no log ratio), and a zero change for every
+// row not measured because its test binaries were the same on both sides
+// (test "same-binary": nothing it runs changed). Confidence is the level
+// of each entry's interval (0.95).
 func FromVerdict(v gate.Verdict, run Run, confidence float64) []Entry {
 	names := Names(v.Results)
 	var out []Entry
@@ -88,6 +90,11 @@ func z(confidence float64) float64 {
 
 // entry fills the change, interval and test of one row.
 func entry(r gate.Result, confidence float64) (Entry, bool) {
+	if r.Status == gate.SameBinary {
+		// The same binary: a change of exactly zero, known without a
+		// sample (no medians, an interval of one point).
+		return Entry{Direction: r.Direction(), Confidence: confidence, Test: "same-binary"}, true
+	}
 	if r.Base == nil || r.Head == nil || !(r.Base.Center > 0) || !(r.Head.Center > 0) {
 		return Entry{}, false
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 
 	"github.com/benchgate/benchgate/internal/explain"
 	"github.com/benchgate/benchgate/internal/gate"
@@ -105,6 +106,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 	var failures, confirmFailures []gate.Failure
 	var whys []explain.Why
 	var machines []ShardMachine
+	var same []stats.Key
 	for _, dir := range dirs {
 		sd, err := shard.ReadDir(dir)
 		if errors.Is(err, fs.ErrNotExist) && sd.Manifest.Shard.IsZero() {
@@ -142,6 +144,17 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 			}
 			whys = append(whys, ws...)
 		}
+		// Every shard lists the packages of identical binaries: their
+		// rows once.
+		sames, err := readSame(dir, dir)
+		if err != nil {
+			return Outcome{}, inputErr(fmt.Errorf("merge: %v", OneLine(err)))
+		}
+		for _, k := range sames {
+			if !slices.Contains(same, k) {
+				same = append(same, k)
+			}
+		}
 		cf, err := readFailures(dir, dir, ConfirmFailuresFile)
 		if err != nil {
 			return Outcome{}, inputErr(fmt.Errorf("merge: %v", OneLine(err)))
@@ -156,6 +169,7 @@ func Merge(dirs []string, j Judging, artifact *Artifact) (Outcome, error) {
 	in := Raw{
 		Screen:   [2]File{{Name: "merged base.txt", Data: raw[0].Bytes()}, {Name: "merged head.txt", Data: raw[1].Bytes()}},
 		Failures: failures,
+		Same:     same,
 	}
 	if confirm[0].Len() > 0 || confirm[1].Len() > 0 {
 		err := in.WithConfirm([2]File{{Name: "merged confirm-base.txt", Data: confirm[0].Bytes()}, {Name: "merged confirm-head.txt", Data: confirm[1].Bytes()}}, confirmFailures)

@@ -104,6 +104,7 @@ func newReplay(t *testing.T, dir string, screened int) *replay {
 func (r *replay) Units() []runner.Unit   { return r.units }
 func (r *replay) Result() *runner.Result { return &r.res }
 func (r *replay) Reseed(int64)           {}
+func (r *replay) Expect(int)             {}
 func (r *replay) Measure(_ context.Context, units []runner.Unit, first, count int, base, head io.Writer) error {
 	s := step{first: first, count: count}
 	for _, u := range units {

@@ -74,11 +74,13 @@ func (j Judge) Raw(in Raw) (*gate.Verdict, error) {
 	return &c, nil
 }
 
-// Screen judges the screen's raw files of in; with screened > 0 knowing
-// that a confirmation of a screen of that many rounds follows
-// (gate.Policy.Screened), as the confirmation needs it.
+// Screen judges the screen's raw files of in, with the rows of the
+// benchmarks not measured for their identical binaries (in.Same); with
+// screened > 0 knowing that a confirmation of a screen of that many rounds
+// follows (gate.Policy.Screened), as the confirmation needs it.
 func (j Judge) Screen(in Raw, screened int) (*gate.Verdict, error) {
 	j.Policy.Screened = screened
+	j.Policy.SameBinary = in.Same
 	if !hasResults(in.Screen[0].Data) && !hasResults(in.Screen[1].Data) {
 		v := gate.Judge(nil, in.Failures, j.Policy)
 		return &v, nil

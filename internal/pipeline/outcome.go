@@ -84,6 +84,7 @@ func record(p Plan, res *runner.Result, v gate.Verdict, f facts) Record {
 	}
 	if res != nil {
 		rec.Run.Skipped = res.Skipped
+		rec.Run.SameBinary = res.SamePackages
 		// The time the run took, taken last: the confirmation's fresh
 		// rounds and the explain pass's processes are part of what it
 		// cost.

@@ -76,6 +76,7 @@ func newPlayback(t *testing.T, dir string) *playback {
 func (pb *playback) Result() *runner.Result { return &pb.res }
 func (pb *playback) Units() []runner.Unit   { return pb.units }
 func (pb *playback) Reseed(int64)           {}
+func (pb *playback) Expect(int)             {}
 
 // Measure writes rounds first … first+count-1 of units, as the runner
 // does: the units' exact allocation metadata first, then per round its

@@ -21,6 +21,12 @@ import (
 // raw files in a kept --out directory (docs/measuring.md, "Raw files").
 const ConfirmFailuresFile = "confirm-failures.json"
 
+// SameFile lists the rows (package, name, unit) of the benchmarks a run
+// did not measure because their package's test binaries were
+// byte-identical on both sides (gate.Policy.SameBinary): a JSON array
+// beside the raw files.
+const SameFile = "same-binary.json"
+
 // ScreenRoundsKey starts the confirmation's raw files: the number of the
 // screen's rounds the confirmation planned with (gate.ConfirmRounds). The
 // files exist, with this line, whenever the run confirmed, also when no
@@ -62,6 +68,9 @@ func decode(f File) (text File, lines []int, err error) {
 type Raw struct {
 	Screen   [2]File
 	Failures []gate.Failure
+	// Same are the rows of the benchmarks not measured for their
+	// identical test binaries (SameFile).
+	Same []stats.Key
 	// Confirmed says the run had a confirmation stage; Screened is the
 	// screen's round count it planned with, Family a shard's suite's
 	// family (0: the rows judged).
@@ -228,6 +237,9 @@ func ReadDir(dir, shown string) (Raw, error) {
 		return in, err
 	}
 	in.Failures = failures
+	if in.Same, err = readSame(dir, shown); err != nil {
+		return in, err
+	}
 	cf, err := readFailures(dir, shown, ConfirmFailuresFile)
 	if err != nil {
 		return in, err
@@ -242,4 +254,32 @@ func readFailures(dir, shown, name string) ([]gate.Failure, error) {
 		return nil, err
 	}
 	return failuresOf(filepath.Join(shown, name), data)
+}
+
+// readSame reads and decodes the same-binary rows of dir (SameFile; nil
+// when the file is missing).
+func readSame(dir, shown string) ([]stats.Key, error) {
+	data, err := readKept(filepath.Join(dir, SameFile))
+	if err != nil || data == nil {
+		return nil, err
+	}
+	var rows []sameRow
+	if err := json.Unmarshal(data, &rows); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(shown, SameFile), err)
+	}
+	keys := make([]stats.Key, len(rows))
+	for i, r := range rows {
+		if r.Name == "" || r.Unit == "" {
+			return nil, fmt.Errorf("%s: a row without a name or unit", filepath.Join(shown, SameFile))
+		}
+		keys[i] = stats.Key(r)
+	}
+	return keys, nil
+}
+
+// sameRow is a row of SameFile.
+type sameRow struct {
+	Package string `json:"package"`
+	Name    string `json:"name"`
+	Unit    string `json:"unit"`
 }

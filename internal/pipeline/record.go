@@ -70,7 +70,11 @@ type Facts struct {
 	Shard *shard.Manifest
 	// Skipped are what the runner found nothing to measure in, as it says
 	// ("importpath: reason"; untrusted: they name the change's code).
-	Skipped      []string
+	Skipped []string
+	// SameBinary are the packages not measured because their test
+	// binaries were byte-identical on both sides (their rows have status
+	// same-binary; untrusted: import paths of the change's code).
+	SameBinary   []string
 	Timing       *Timing
 	Confirmation *Confirmation
 	Explain      *Explained

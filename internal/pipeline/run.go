@@ -132,7 +132,7 @@ func Run(ctx context.Context, p Plan, ws *Workspace, sb Sandbox, env Env) (Outco
 		f.raw = [3]string{raw[0].Name(), raw[1].Name(), r.out}
 	}
 	o := Outcome{Raw: r.out, Kept: p.Out != ""}
-	f.measured, err = r.measure(ctx, packages, raw)
+	f.measured, err = r.measure(ctx, packages, changed, diffErr, raw)
 	if err != nil {
 		return o, err
 	}
@@ -261,7 +261,7 @@ type measured struct {
 // shard's manifest is written also when that failed. A cancellation after
 // the first round leaves a partial run (measured.cancelled); any other
 // error ends the run.
-func (r *run) measure(ctx context.Context, packages []string, raw Files) (measured, error) {
+func (r *run) measure(ctx context.Context, packages []string, changed []string, diffErr error, raw Files) (measured, error) {
 	p, env := r.p, r.env
 	env.step(StepStart{p.Base, p.Head, p.Seed})
 	var m measured
@@ -269,7 +269,7 @@ func (r *run) measure(ctx context.Context, packages []string, raw Files) (measur
 		m.manifest = &shard.Manifest{Shard: p.Shard, BaseSHA: p.Base.SHA, HeadSHA: p.Head.SHA, PRHeadSHA: p.PRHead, Tool: p.Tool, Settings: p.Settings}
 	}
 	var runErr error
-	m.advice, runErr = r.session(ctx, packages, m.manifest)
+	m.advice, runErr = r.session(ctx, packages, m.manifest, changed, diffErr)
 	if r.sess != nil {
 		m.toolchains = goVersions(r.sess.Result())
 		env.step(StepToolchains{m.toolchains[0], m.toolchains[1]})
@@ -291,6 +291,9 @@ func (r *run) measure(ctx context.Context, packages []string, raw Files) (measur
 	if r.sess != nil {
 		res = r.sess.Result()
 		m.screen = res.MeasureTime
+		if err := writeSame(r.out, res.Same, p.Time, p.Instructions); err != nil && runErr == nil {
+			runErr = err
+		}
 	}
 	raw[0].Close()
 	raw[1].Close()
@@ -351,7 +354,7 @@ func (r *run) judge(ctx context.Context, m measured) (judged, error) {
 		jd.Policy.Family = m.manifest.Family
 	}
 	// Confirmation re-runs time rows: a run without timed rounds has none.
-	confirming := p.Confirm && p.Time && m.cancelled == nil
+	confirming := p.Confirm && p.Time && m.cancelled == nil && r.sess.Result().Rounds > 0
 	screened := 0
 	if confirming {
 		// An adaptive run's rounds follow its budget, a ledger's plan
@@ -370,6 +373,7 @@ func (r *run) judge(ctx context.Context, m measured) (judged, error) {
 			return j, fmt.Errorf("confirmation: %v", OneLine(err))
 		}
 	}
+	r.sess.Expect(0)
 	if p.Explain && !p.Calibrate && m.cancelled == nil && j.confirmed.Cancelled == nil {
 		// A shard explains the rows its own verdict flags; merge shows
 		// those its verdict flags too.
@@ -388,15 +392,16 @@ func (r *run) judge(ctx context.Context, m measured) (judged, error) {
 // discover and calibrate, pick a shard's part (manifest, when sharded),
 // advise on the count, and warm the chosen units up. The rules then know
 // the benchmarks the runner ignored, and the judgement is resolved.
-func (r *run) session(ctx context.Context, packages []string, manifest *shard.Manifest) (*gate.Warning, error) {
+func (r *run) session(ctx context.Context, packages []string, manifest *shard.Manifest, changed []string, diffErr error) (*gate.Warning, error) {
 	p, ws, env := r.p, r.ws, r.env
 	opts := p.Runner
 	opts.Packages, opts.Seed = packages, p.Seed
 	opts.BinDir, opts.Env, opts.Credential = filepath.Join(ws.Tmp, "bin"), r.sb.Env(), r.sb.Credential()
-	opts.Progress, opts.Ignore, opts.NoWarmUp = env.Progress, ws.Rules.ignore(), !p.Time
+	opts.Progress, opts.Ignore = env.Progress, ws.Rules.ignore()
 	if p.Out != "" {
 		opts.LogDir = r.out
 	}
+	opts.SkipIdentical = r.skipIdentical(changed, diffErr)
 	sess, err := runner.Build(ctx,
 		runner.Side{Name: "base", Dir: ws.Trees[0].Dir()},
 		runner.Side{Name: "head", Dir: ws.Trees[1].Dir()}, opts)
@@ -435,6 +440,9 @@ func (r *run) session(ctx context.Context, packages []string, manifest *shard.Ma
 func (r *run) timeLane(ctx context.Context, raw Files) (*Adaptive, *Budget, error) {
 	p, sess := r.p, r.sess
 	if p.MaxTime <= 0 {
+		if p.Confirm {
+			sess.Expect(expectedFresh(len(sess.Units()), p.Runner.Count))
+		}
 		budget, err := measureScreen(ctx, p, sess, raw, r.jd.Policy, r.env)
 		return nil, budget, err
 	}
@@ -442,6 +450,15 @@ func (r *run) timeLane(ctx context.Context, raw Files) (*Adaptive, *Budget, erro
 	r.env.step(StepAdaptive{plan})
 	ad, err := adaptive(ctx, sess, plan, raw, r.jd)
 	return ad, nil, err
+}
+
+// expectedFresh is the confirmation's unit-rounds a run of units × count
+// rounds expects before its screen is judged, for the progress's time
+// left: an unchanged suite's confirmation adds about 15 % of the screen's
+// rounds at the default threshold (docs/evidence.md, "The confirmation's
+// cost"). The plan replaces it once the screen is judged.
+func expectedFresh(units, count int) int {
+	return (units*count*15 + 50) / 100
 }
 
 // assign picks a shard's part of the units (deterministic: every shard
@@ -475,6 +492,44 @@ func writeShard(dir string, m *shard.Manifest, res *runner.Result, runErr error)
 		failures = GateFailures(res.Failures)
 	}
 	return WriteJSON(filepath.Join(dir, shard.FailuresFile), NonNil(failures))
+}
+
+// skipIdentical is the runner's same-binary check (runner.Options.SkipIdentical):
+// a package whose test binaries are byte-identical is not measured when
+// no file its binary does not hold changed in its directory
+// (affected.DataChanged). Off for one commit against itself (calibrate,
+// --allow-same: an A/A measurement asked for), and when the changed files
+// could not be listed.
+func (r *run) skipIdentical(changed []string, diffErr error) func(baseDir, headDir string) bool {
+	if r.p.Calibrate || r.p.Base.SHA == r.p.Head.SHA || diffErr != nil {
+		return nil
+	}
+	roots := [2]string{r.ws.Trees[0].Path(), r.ws.Trees[1].Path()}
+	return func(baseDir, headDir string) bool {
+		return !affected.DataChanged(changed, roots[0], baseDir) && !affected.DataChanged(changed, roots[1], headDir)
+	}
+}
+
+// writeSame records the rows of the benchmarks not measured for their
+// identical binaries (SameFile), beside the raw files, so that whoever
+// judges the directory gives them their rows: the units their listing
+// reported when the run measures time, and instructions/op when it
+// counts instructions (once per benchmark: the lane runs at GOMAXPROCS 1).
+func writeSame(dir string, same []runner.SameUnit, time, instructions bool) error {
+	rows := []sameRow{}
+	counted := map[string]bool{}
+	for _, s := range same {
+		if time {
+			for _, u := range s.Units {
+				rows = append(rows, sameRow{Package: s.Package, Name: s.Name, Unit: u})
+			}
+		}
+		if instructions && !counted[s.Package+"."+s.Bare] {
+			counted[s.Package+"."+s.Bare] = true
+			rows = append(rows, sameRow{Package: s.Package, Name: s.Bare, Unit: gate.InstructionsUnit})
+		}
+	}
+	return WriteJSON(filepath.Join(dir, SameFile), rows)
 }
 
 // pgoFiles are the changed files that are PGO profiles.

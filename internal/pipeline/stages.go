@@ -131,6 +131,9 @@ type measurer interface {
 	Units() []runner.Unit
 	Result() *runner.Result
 	Reseed(seed int64)
+	// Expect tells the progress how many more unit-rounds the run
+	// expects beyond those measured so far (0: none).
+	Expect(unitRounds int)
 	Measure(ctx context.Context, units []runner.Unit, first, count int, baseOut, headOut io.Writer) error
 }
 
@@ -310,6 +313,7 @@ func Confirm(ctx context.Context, sess measurer, screen gate.Verdict, screened i
 	failures := func() []gate.Failure { return GateFailures(sess.Result().Failures[before:]) }
 	if len(rows) > 0 {
 		env.step(StepConfirm{len(rows), most})
+		sess.Expect(len(rows) * most) // at most: rows that stop early take fewer
 		sess.Reseed(seed + 1)
 		units := unitsByID(sess.Units())
 		last := sess.Result().Rounds

@@ -188,6 +188,9 @@ func headline(v gate.Verdict, m Meta) []Span {
 		if !v.Pass {
 			return t
 		}
+		if v.Count(gate.SameBinary) == len(v.Results) && len(v.Failures) == 0 {
+			return append(t, txt(" — nothing to measure: the test binaries are the same on both sides"))
+		}
 		what := "no regression found"
 		if len(v.Regressions()) > 0 {
 			what = "nothing blocks " + m.subject() // accepted or not gated
@@ -534,7 +537,7 @@ func boolRank(b bool) int {
 // restRank orders the collapsed rows: the most remarkable first, so that
 // cutting removes unchanged rows first.
 var restRank = map[gate.Status]int{
-	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Unavailable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Ignored: 7, gate.Unchanged: 8,
+	gate.Failed: 0, gate.Inconclusive: 1, gate.Removed: 2, gate.New: 3, gate.Unstable: 4, gate.Unavailable: 4, gate.Regression: 5, gate.Improvement: 5, gate.Ignored: 7, gate.Unchanged: 8, gate.SameBinary: 9,
 }
 
 // restRankOf ranks a collapsed row: a regression that vanished on

@@ -90,6 +90,7 @@ var statusWords = map[gate.Status][2]string{
 	gate.Removed:     {"removed", "removed"},
 	gate.Ignored:     {"ignored", "ignored"},
 	gate.Failed:      {"failed", "failed"},
+	gate.SameBinary:  {"same test binary", "same test binary"},
 }
 
 func wordsOf(s gate.Status) (string, string) {

@@ -134,8 +134,8 @@ func TestCountsAddUp(t *testing.T) {
 	mixed := bv
 	mixed.Results = append(append([]gate.Result{}, bv.Results...),
 		gate.Result{Comparison: stats.Comparison{Key: key("Off-2", "sec/op")}, Kind: gate.Time, Status: gate.Ignored},
-		gate.Result{Comparison: stats.Comparison{Key: key("Same-2", "sec/op")}, Kind: gate.Time, Status: "same-binary"},
-		gate.Result{Comparison: stats.Comparison{Key: key("Same-2", "B/op")}, Kind: gate.Bytes, Status: "same-binary"},
+		gate.Result{Comparison: stats.Comparison{Key: key("Same-2", "sec/op")}, Kind: gate.Time, Status: gate.SameBinary},
+		gate.Result{Comparison: stats.Comparison{Key: key("Same-2", "B/op")}, Kind: gate.Bytes, Status: gate.SameBinary},
 		gate.Result{Comparison: stats.Comparison{Key: stats.Key{Package: "example.com/multi", Name: "A-2", Unit: "items/op"}, Head: summary(3)}, Kind: gate.Other, Status: gate.New},
 		// A required benchmark removed: it fails the gate.
 		gate.Result{Comparison: stats.Comparison{Key: key("Gone-2", "sec/op"), Base: summary(1)}, Kind: gate.Time, Status: gate.Removed, Gated: true},
@@ -149,7 +149,7 @@ func TestCountsAddUp(t *testing.T) {
 		t.Run(name, func(t *testing.T) { checkCounts(t, v) })
 	}
 	line := Plain(Build(mixed, Meta{}).Head[0].(Paragraph).Spans)
-	if want := "8 benchmarks: 1 ignored, 1 same binary, 1 removed (fails the gate), 5 compared in 16 rows: 5 too noisy, 1 new, 10 unchanged"; line != want {
+	if want := "8 benchmarks: 1 ignored, 1 same test binary, 1 removed (fails the gate), 5 compared in 16 rows: 5 too noisy, 1 new, 10 unchanged"; line != want {
 		t.Errorf("mixed: %q, want %q", line, want)
 	}
 }

@@ -81,6 +81,16 @@ func runItems(r pipeline.Facts) [][]Span {
 	for _, s := range r.Skipped {
 		out = append(out, []Span{txt("skipped "), prose(s)})
 	}
+	if n := len(r.SameBinary); n > 0 {
+		l := line{txt("not measured: " + english.Plural(n, "package", "packages") + " with the same test binary on both sides (nothing their benchmarks run changed): ")}
+		for i, p := range r.SameBinary {
+			if i > 0 {
+				l.text(", ")
+			}
+			l.name(p)
+		}
+		out = append(out, l)
+	}
 	if t := r.Timing; t != nil {
 		add(timingText(*t))
 	}
@@ -371,6 +381,7 @@ type jsonRun struct {
 	Cancelled    *jsonCancelled       `json:"cancelled,omitempty"`
 	Shard        *jsonShardPart       `json:"shard,omitempty"`
 	Skipped      []string             `json:"skipped"`
+	SameBinary   []string             `json:"same_binary,omitempty"`
 	Timing       *jsonTiming          `json:"timing,omitempty"`
 	Confirmation *jsonRunConfirmation `json:"confirmation,omitempty"`
 	Budget       *jsonBudget          `json:"budget,omitempty"`
@@ -496,6 +507,7 @@ func runJSON(r pipeline.Facts) *jsonRun {
 	}
 	sec := func(d time.Duration) float64 { return d.Seconds() }
 	j := &jsonRun{Skipped: append([]string{}, r.Skipped...), PGO: append([]string{}, r.PGO...), Policy: []jsonPolicyNote{}, Unclosed: []jsonNamed{}, Merged: []jsonMergedShard{}, Machine: r.Machine}
+	j.SameBinary = r.SameBinary
 	for _, m := range r.Merged {
 		j.Merged = append(j.Merged, jsonMergedShard{m.Shard.String(), len(m.Assigned), m.Complete})
 	}

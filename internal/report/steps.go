@@ -45,7 +45,7 @@ func stepLine(s pipeline.Step) (line string, warn bool) {
 		return "note: " + WarningText(s.Warning), false
 	case pipeline.StepAdaptive:
 		p := s.Plan
-		return fmt.Sprintf("--max-time %s: one round takes about %s; up to %d rounds, looks after rounds %v", p.MaxTime, p.Round.Round(time.Millisecond), p.MaxRounds, p.Looks), false
+		return fmt.Sprintf("--max-time %s: one round takes about %s; up to %d rounds, checked after rounds %v", p.MaxTime, p.Round.Round(time.Millisecond), p.MaxRounds, p.Looks), false
 	case pipeline.StepConfirm:
 		return fmt.Sprintf("re-running %s that looked like a change, with up to %d fresh interleaved rounds", english.Plural(s.Rows, "time row", "time rows"), s.Fresh), false
 	case pipeline.StepExplain:
@@ -54,4 +54,17 @@ func stepLine(s pipeline.Step) (line string, warn bool) {
 		return fmt.Sprintf("cancelled after %d of %d rounds; writing a partial report", s.Cancelled.Rounds, s.Cancelled.Of), true
 	}
 	return "", false
+}
+
+// StageTitle is the title of the stage of the run that step s starts
+// (a group of the log under GitHub Actions: runner.Stage); "" when s
+// starts none.
+func StageTitle(s pipeline.Step) string {
+	switch s.(type) {
+	case pipeline.StepConfirm:
+		return "Re-measuring the rows that may have changed"
+	case pipeline.StepExplain:
+		return "Explaining the changes"
+	}
+	return ""
 }

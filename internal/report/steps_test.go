@@ -27,7 +27,7 @@ func TestStepLines(t *testing.T) {
 		{pipeline.StepToolchains{Base: "go1.26.8", Head: "go1.27.0"}, []string{"warning: " + goWarning("go1.26.8", "go1.27.0")}, true},
 		{pipeline.StepShard{Shard: shard.Spec{Index: 2, Count: 4}, Mine: 3, All: 11}, []string{"shard 2/4: 3 of 11 benchmarks"}, false},
 		{pipeline.StepAdaptive{Plan: pipeline.AdaptivePlan{MaxTime: time.Minute, Round: 1500 * time.Microsecond, MaxRounds: 40, Looks: []int{5, 40}}},
-			[]string{"--max-time 1m0s: one round takes about 2ms; up to 40 rounds, looks after rounds [5 40]"}, false},
+			[]string{"--max-time 1m0s: one round takes about 2ms; up to 40 rounds, checked after rounds [5 40]"}, false},
 		{pipeline.StepBudget{Budget: pipeline.Budget{Count: 10, Fewer: 2, More: 1, CannotSee: []gate.Unseen{{Name: "Noisy-2", Threshold: 0.05, Noise: 0.3}}}},
 			[]string{"ledger: 2 benchmark(s) screened in fewer rounds than --count 10 (quiet), 1 in more (noisy)", "ledger: Noisy-2 cannot see 5.0% here (recorded noise 30.0% per round)"}, false},
 		{pipeline.StepConfirm{Rows: 1, Fresh: 38}, []string{"re-running 1 time row that looked like a change, with up to 38 fresh interleaved rounds"}, false},

@@ -69,7 +69,7 @@ func detailed(t *Table, rows []gate.Result, m Meta) *Table {
 		w := m.why(r)
 		// A plain row has no Detail, unless its name is shortened in
 		// Markdown (the Detail shows it whole).
-		plain := (r.Status == gate.Unchanged || r.Status == gate.Ignored) && !r.TooNoisy && r.Confirmed == nil && len(r.Suspect) == 0 &&
+		plain := (r.Status == gate.Unchanged || r.Status == gate.Ignored || r.Status == gate.SameBinary) && !r.TooNoisy && r.Confirmed == nil && len(r.Suspect) == 0 &&
 			utf8.RuneCountInString(r.Name) <= maxCellName
 		if (w == nil && plain) || g >= len(t.Groups) || k >= len(t.Groups[g].Rows) {
 			continue

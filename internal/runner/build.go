@@ -97,7 +97,10 @@ func buildSide(ctx context.Context, s Side, pkgs []pkg, binDir string, o *Option
 			continue
 		}
 		p.Binary = filepath.Join(binDir, strconv.Itoa(i)+".test")
-		c := o.goCommand(s.Dir, "test", "-c", "-o", p.Binary, p.ImportPath)
+		// -trimpath: the worktree's location does not enter the binary
+		// (file names become module-relative), so that identical sources
+		// give byte-identical binaries on both sides (sameBinaries).
+		c := o.goCommand(s.Dir, "test", "-c", "-trimpath", "-o", p.Binary, p.ImportPath)
 		out, err := c.run(ctx)
 		if first != nil {
 			first()
@@ -167,4 +170,73 @@ func buildBoth(ctx context.Context, sides [2]Side, o *Options) ([2][]pkg, error)
 	}
 	wg.Wait()
 	return res, errors.Join(errs[0], errs[1])
+}
+
+// sameBinaries returns the import paths of the packages built on both
+// sides whose test binaries are byte-identical: the change cannot have
+// changed what their benchmarks run (the binaries hold every Go file,
+// embedded file and dependency they were built from; -trimpath keeps the
+// worktrees' own paths out).
+func sameBinaries(built [2][]pkg) (map[string]bool, error) {
+	base := map[string]pkg{}
+	for _, p := range built[0] {
+		base[p.ImportPath] = p
+	}
+	same := map[string]bool{}
+	for _, h := range built[1] {
+		b, ok := base[h.ImportPath]
+		if !ok {
+			continue
+		}
+		eq, err := sameFile(b.Binary, h.Binary)
+		if err != nil {
+			return nil, err
+		}
+		if eq {
+			same[h.ImportPath] = true
+		}
+	}
+	return same, nil
+}
+
+// sameFile reports whether two files hold the same bytes.
+func sameFile(a, b string) (bool, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	sa, err := fa.Stat()
+	if err != nil {
+		return false, err
+	}
+	sb, err := fb.Stat()
+	if err != nil {
+		return false, err
+	}
+	if sa.Size() != sb.Size() {
+		return false, nil
+	}
+	ba, bb := make([]byte, 1<<16), make([]byte, 1<<16)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false, nil
+		}
+		if ea == io.EOF || ea == io.ErrUnexpectedEOF {
+			return eb == ea, nil
+		}
+		if ea != nil {
+			return false, ea
+		}
+		if eb != nil {
+			return false, eb
+		}
+	}
 }

@@ -1,12 +1,14 @@
 // Package runner measures Go benchmarks on two source trees, base and head,
 // the way benchgate needs them measured: each package's test binary is built
-// once per side, every benchmark (each sub-benchmark on its own) is calibrated
-// once to a fixed iteration count used by both sides, warmed up once per side,
-// and then run round by round, base and head alternating in a randomized
-// order, each run in its own process. In each round every benchmark makes
-// several short runs per side (Options.Runs), so that interference on a
-// shared machine, which only slows runs down and comes in bursts, hits some
-// runs of a round rather than the one long run of a side.
+// once per side (-trimpath, so that identical sources give identical
+// binaries), a package whose two binaries are byte-identical is listed and
+// not measured (Options.SkipIdentical), every other benchmark (each
+// sub-benchmark on its own) is calibrated once by one pilot process per
+// package and side to an iteration count used by both sides, and then run
+// round by round, base and head alternating in a randomized order. In each
+// round every benchmark makes several short runs per side (Options.Runs)
+// at that count, in one process per side (-test.count), so that a
+// benchmark function's set-up is paid once a round, not once a run.
 //
 // Results are written as standard benchfmt, one stream per side, with a
 // "round: N" configuration line before each round so that statistics can
@@ -20,7 +22,8 @@
 // was measured so far with Partial set.
 //
 // docs/measuring.md gives the procedure step by step: the pilot, how the
-// runs of a round are sized, the warm-up and the order of the rounds.
+// runs of a round are sized and grouped into processes, and the order of
+// the rounds.
 package runner
 
 import (
@@ -56,10 +59,18 @@ type Options struct {
 	LogDir    string        // where build logs are written; "" for none
 	Env       []string      // environment of go and the test binaries; nil inherits
 	// Runs is the most runs per side per round (default DefaultRuns): a
-	// round's work is split into this many separate short processes per
-	// side, fewer where a run would keep less than MinRunTime of work; 1
-	// is one run per side per round.
+	// round's work is split into this many short runs per side, fewer
+	// where a run would keep less than MinRunTime of work; 1 is one run
+	// per side per round. Each run is one result line.
 	Runs int
+	// SkipIdentical, if set, turns on the same-binary check: a package
+	// whose base and head test binaries are byte-identical is not
+	// measured when SkipIdentical(baseDir, headDir) reports true, given
+	// the package's directory on each side (the caller checks that no
+	// file the binary does not hold, testdata and the like, changed
+	// there). Its benchmarks are listed by one run at N=1 on base and
+	// reported in Result.Same.
+	SkipIdentical func(baseDir, headDir string) bool
 	// Credential, if set, is the user go and the test binaries run as (the
 	// sandbox of the change's code). BinDir's side directories are made
 	// theirs for the builds and taken back, with the binaries, before any
@@ -72,20 +83,16 @@ type Options struct {
 	// before its pilot run, and for every sub-benchmark the pilot finds
 	// (whose pilot thus ran once). Result.Ignored lists what it dropped.
 	Ignore func(pkg, name string) bool
-	// NoWarmUp skips the warm-up: no timed rounds follow (the instruction
-	// lane alone, MeasureInstructions, makes its own runs).
-	NoWarmUp bool
 	// Pin runs each benchmark process on a fixed set of CPUs (Linux
 	// sched_setaffinity): the first -test.cpu CPUs the process may use.
 	Pin bool
 
 	// minRunTime replaces MinRunTime (tests); onRun is told every counted
-	// run as it ends (tests).
+	// run as it ends, onProcess every counted process and its runs
+	// (tests).
 	minRunTime time.Duration
-	// keepRuns keeps the pilot's split whatever the processes cost
-	// (tests of the split itself).
-	keepRuns bool
-	onRun    func(side, round int, u Unit, iters int)
+	onRun      func(side, round int, u Unit, iters int)
+	onProcess  func(side, round int, u Unit, runs int)
 }
 
 // Ignored is a benchmark that Options.Ignore kept from running.
@@ -114,8 +121,8 @@ type Unit struct {
 	Name    string // full name as printed, without GOMAXPROCS suffix, e.g. "BenchmarkX/size=10"
 	CPU     int
 	N       int           // iteration count of every run (-test.benchtime=Nx), both sides
-	Runs    int           // runs per side per round (K)
-	RoundN  int           // the pilot's iteration count: a round's work per side, N × Runs ≈ RoundN
+	Runs    int           // runs per side per round (K): result lines per side per round
+	RoundN  int           // a round's work per side, N × Runs
 	Cost    time.Duration // pilot estimate of a side's timed work per round (RoundN × time/op)
 	Sides   [2]bool       // present on base, head
 }
@@ -145,6 +152,11 @@ type Result struct {
 	Partial  bool // cancelled before all rounds ran
 	Seed     int64
 	Skipped  []string // packages without benchmarks, as "importpath: reason"
+	// Same lists the benchmarks of the packages that were not measured
+	// because their test binaries are byte-identical on both sides
+	// (Options.SkipIdentical), in order; SamePackages those packages.
+	Same         []SameUnit
+	SamePackages []string
 	// Ignored lists the benchmarks Options.Ignore dropped, once each
 	// (top-level or sub-benchmark; no -GOMAXPROCS suffix), in order.
 	Ignored []Ignored
@@ -156,9 +168,9 @@ type Result struct {
 	// is benchgate's own overhead.
 	ProcessTime, BuildTime time.Duration
 	Processes              int
-	// WarmupTime is the wall time of the warm-up: one run of every unit per
-	// side. RoundTime estimates the wall time of one round from it: each
-	// unit's warm-up runs times its Runs.
+	// WarmupTime is the wall time of a warm-up (0: the pilots are the
+	// warm-up). RoundTime estimates the wall time of one round of every
+	// unit from the pilots (roundTime).
 	WarmupTime, RoundTime time.Duration
 	// DiscoverTime is the wall time of listing and calibrating (the
 	// pilots), MeasureTime that of every Measure call (the screen's rounds
@@ -195,6 +207,7 @@ func (o *Options) defaults() {
 	if o.minRunTime == 0 {
 		o.minRunTime = MinRunTime
 	}
+
 	if len(o.CPU) == 0 {
 		o.CPU = []int{runtime.GOMAXPROCS(0)}
 	}
@@ -240,43 +253,84 @@ func Build(ctx context.Context, base, head Side, o Options) (*Session, error) {
 	if err != nil {
 		return s, err
 	}
+	Stage(o.Progress, "Building the test binaries")
 	r.progress("building test binaries (base and head in parallel)%s", toolchainProgress(r.res.GoVersion))
 	s.built, err = buildBoth(ctx, r.sides, &o)
+	if err == nil && o.SkipIdentical != nil {
+		r.same, err = r.identical(s.built)
+	}
 	r.res.BuildTime = time.Since(buildStart)
 	return s, err
 }
 
+// identical is the set of packages that are not measured: test binaries
+// byte-identical on both sides, and SkipIdentical says so of their
+// directories.
+func (r *run) identical(built [2][]pkg) (map[string]bool, error) {
+	same, err := sameBinaries(built)
+	if err != nil {
+		return nil, err
+	}
+	dirs := map[string][2]string{}
+	for i := range built {
+		for _, p := range built[i] {
+			d := dirs[p.ImportPath]
+			d[i] = p.Dir
+			dirs[p.ImportPath] = d
+		}
+	}
+	for p := range same {
+		if d := dirs[p]; !r.o.SkipIdentical(d[0], d[1]) {
+			delete(same, p)
+		}
+	}
+	return same, nil
+}
+
 // Discover lists the benchmarks of both sides' binaries and calibrates
 // every one (the pilot runs): all units Options.Bench matches and
-// Options.Ignore keeps, or ErrNoBenchmarks.
+// Options.Ignore keeps, or ErrNoBenchmarks when there are none and no
+// package was left unmeasured for its identical binaries. With none to
+// measure and some such packages, it returns no units and no error.
 func (s *Session) Discover(ctx context.Context) ([]Unit, error) {
 	start := time.Now()
+	Stage(s.r.o.Progress, "Calibrating")
 	units, err := s.r.discover(ctx, s.built)
 	s.r.res.DiscoverTime += time.Since(start)
 	if err != nil {
 		return nil, err
 	}
-	if len(units) == 0 {
+	if len(units) == 0 && len(s.r.res.Same) == 0 {
 		return nil, ErrNoBenchmarks
 	}
 	return units, nil
 }
 
 // Prepare makes units (some or all of Discover's; a shard may get none)
-// the session's units and warms each up once per side, unless
-// Options.NoWarmUp.
+// the session's units, and estimates the wall time of one round of them
+// (Result.RoundTime). There is no separate warm-up: the pilots ran every
+// benchmark of both binaries first.
 func (s *Session) Prepare(ctx context.Context, units []Unit) error {
 	r := s.r
 	r.res.Units = units
-	if r.o.NoWarmUp {
-		return nil
+	r.res.RoundTime = r.roundTime(units)
+	if w := work(units); w > 0 {
+		r.meter.perWork = float64(r.res.RoundTime) / float64(w)
 	}
-	warm := time.Now()
-	if err := r.warmUp(ctx, units); err != nil {
-		return err
+	return ctx.Err()
+}
+
+// Expect tells the session how many more unit-rounds (a unit measured
+// on both sides for one round) the run expects to measure beyond the
+// Measure calls made so far: the confirmation's. The progress counts them
+// in its share done and its time left; each later Measure call takes its
+// own from them. A new call replaces the figure.
+func (s *Session) Expect(unitRounds int) {
+	units := s.r.res.Units
+	if len(units) == 0 {
+		return
 	}
-	r.res.WarmupTime = time.Since(warm)
-	return nil
+	s.r.meter.expected = time.Duration(unitRounds) * work(units) / time.Duration(len(units))
 }
 
 // Reseed sets the seed of the run order of later Measure calls (a
@@ -306,6 +360,9 @@ func (s *Session) Measure(ctx context.Context, units []Unit, first, count int, b
 	}
 	start := time.Now()
 	defer func() { s.r.res.MeasureTime += time.Since(start) }()
+	if first == 1 {
+		Stage(s.r.o.Progress, "Measuring, base and head interleaved")
+	}
 	return s.r.rounds(ctx, units, w, first, count)
 }
 
@@ -317,8 +374,10 @@ type run struct {
 	pkgs   map[string][2]*pkg // import path -> package per side (nil: absent)
 	failed map[string]bool    // side + unit ID that failed
 	pinned []int              // CPUs for every benchmark process (Options.Pin)
-	// progress state
-	lastProgress time.Time
+	same   map[string]bool    // packages not measured: identical binaries
+	setup  map[pkgSide]setupCost
+	over   map[string][2]time.Duration // unit ID -> what its last process per side cost beyond its timed work
+	meter  meter
 }
 
 func (r *run) finish(start time.Time) *Result {
@@ -331,7 +390,6 @@ func (r *run) progress(format string, args ...any) {
 		return
 	}
 	fmt.Fprintf(r.o.Progress, "benchgate: "+format+"\n", args...)
-	r.lastProgress = time.Now()
 }
 
 // testCmd builds a test binary invocation for side i in package p.
