@@ -41,11 +41,9 @@
 # override the library's.
 #
 # REPO is a git repository (or bare git directory) with xxhash's history,
-# for the real pair: by default the copy fetched into
-# /work/.mirror/cespare+xxhash/repo when it exists. Elsewhere, clone it
-# first (git clone https://github.com/cespare/xxhash /tmp/xxhash) and give
-# REPO=/tmp/xxhash; without it the real pair is skipped with a line that
-# says so. REAL_BASE and REAL_HEAD pick another pair of its commits.
+# for the real pair: clone it first (git clone
+# https://github.com/cespare/xxhash /tmp/xxhash) and give REPO=/tmp/xxhash;
+# without it the real pair is skipped with a line that says so. REAL_BASE and REAL_HEAD pick another pair of its commits.
 #
 # It prints each run's wall time and what each contender found —
 # benchgate's time/op regressions and improvements and its rows not
@@ -103,9 +101,6 @@ mainFile=${MAIN_FILE:-$defMain}
 plantFile=${PLANT_FILE:-$defFile}
 plant=${PLANT:-$defPlant}
 repoSrc=${REPO:-}
-if [ -z "$repoSrc" ] && [ -d /work/.mirror/cespare+xxhash/repo ]; then
-	repoSrc=/work/.mirror/cespare+xxhash/repo
-fi
 realBase=${REAL_BASE:-e0ea1e3}
 realHead=${REAL_HEAD:-a7909af}
 work=$(mktemp -d -t side-by-side.XXXX)
