@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # evidence-table.sh RESULTS.tsv
 #
-# docs/evidence.md's table from scripts/evidence.sh's results: per setting and
+# docs/dev/evidence-log.md's table from scripts/evidence.sh's results: per setting and
 # design, how many runs found each planted change, how many runs had a false
 # alarm (an unchanged benchmark called a change) and the false alarms in
 # all, the median wall time of a run, and, for benchgate's designs, the

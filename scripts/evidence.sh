@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # evidence.sh [RUNS]
 #
-# The sensitivity evidence of docs/evidence.md ("Sensitivity: planted
+# The sensitivity evidence of docs/dev/evidence-log.md ("Sensitivity: planted
 # changes under a switching hog"): a synthetic module whose head does exactly 3 %, 5 % and 10 %
 # more work in three benchmarks (Planted03, Planted05, Planted10: the same
 # loop, 10000 → 10300, 10500, 11000 iterations), 5 % less in one
@@ -35,7 +35,7 @@
 # BENCHTIME (--benchtime of every design, and seq's -test.benchtime; 50ms),
 # BENCHGATE (a benchgate binary; default: built from this checkout), OUT (the
 # directory for results.tsv, raw files and logs; default
-# docs/evidence/sensitivity). Appends to OUT/results.tsv; prints the table
+# docs/dev/evidence/sensitivity). Appends to OUT/results.tsv; prints the table
 # of all rows in it at the end (scripts/evidence-table.sh OUT/results.tsv
 # prints it again).
 set -euo pipefail
@@ -46,7 +46,7 @@ same=${SAME:-20}
 EXTRA_FLAGS=${EXTRA_FLAGS:-}
 bt=${BENCHTIME:-50ms}
 here=$(cd "$(dirname "$0")/.." && pwd)
-out=${OUT:-$here/docs/evidence/sensitivity}
+out=${OUT:-$here/docs/dev/evidence/sensitivity}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d -t benchgate-evidence.XXXX)
@@ -139,7 +139,7 @@ count() { case $1 in t1c20) echo 20 ;; *) echo 10 ;; esac; }
 
 results=$out/results.tsv
 [[ -s $results ]] || printf 'date\tdesign\tsetting\trun\tp03\tp05\tp10\tfalse\twall\tverdict\tm05\n' > "$results"
-echo "benchgate: $("$bg" version 2>/dev/null || echo '?'), $(nproc) cores, benchtime $bt, $same unchanged benchmarks; results in $results"
+echo "benchgate: $("$bg" version 2>/dev/null || echo '?'), $(nproc) cores, benchtime $bt, $same unchanged benchmarks; results in ${results#"$here"/}"
 
 # status NAME JSON: the status of a sec/op row (name without -GOMAXPROCS).
 status() { jq -r --arg n "$1" '[.benchmarks[] | select(.unit == "sec/op" and (.name | sub("-[0-9]+$"; "")) == $n) | .status][0] // "missing"' "$2"; }

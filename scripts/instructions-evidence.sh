@@ -25,9 +25,9 @@
 # Each run costs about 33 s of CPU time; on an idle 2-core machine the whole
 # script takes about 20 minutes (the hog runs are 2-3 times slower), on a
 # shared one longer (40 minutes here). KEEP=1 keeps the raw files.
-# docs/evidence/instructions-gate.txt holds a run's output. COST_ONLY=1
+# docs/dev/evidence/instructions-gate.txt holds a run's output. COST_ONLY=1
 # runs the cost part alone (about 3 minutes; its output is
-# docs/evidence/instructions-cost.txt).
+# docs/dev/evidence/instructions-cost.txt).
 set -euo pipefail
 runs=${1:-10}
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -9,7 +9,7 @@
 # (instructions/op, at N and 2N). TARGET (default 300ms) is the valgrind
 # time one loop aims at. Needs valgrind (apt-get install valgrind).
 #
-# docs/evidence/instructions-spread.txt holds a run's output.
+# docs/dev/evidence/instructions-spread.txt holds a run's output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "# command: scripts/instructions-spread.sh $*"

@@ -8,7 +8,7 @@
 #      benchmark processes' own run times (the physical floor) and itself;
 #   2. the plain way: go test -c both sides, then each side's binary with
 #      -test.count ROUNDS at the same benchtime, one after the other.
-# Prints the three ratios quoted in docs/evidence.md ("Overhead").
+# Prints the three ratios quoted in docs/dev/evidence-log.md ("Overhead").
 set -euo pipefail
 rounds=${1:-10}
 bt=${2:-100ms}

@@ -15,10 +15,14 @@
 # before each pair, for both contenders (go test's and benchgate's
 # -trimpath builds), so that neither pays the first compilation.
 #
-# The pairs (PAIRS, default "offpath real docs"):
-#   offpath  code that no benchmark runs changes: one comment line added
-#            at the top of the library's main file (the test binaries
-#            differ, their line tables do); nothing measured should move
+# The pairs (PAIRS, default "offpath offcode real docs"):
+#   offpath  no code changes: one comment line added at the top of the
+#            library's main file (the test binaries differ in their line
+#            tables only: benchgate sees the same code and measures
+#            nothing); nothing measured should move
+#   offcode  code that no benchmark runs changes: an error message of a
+#            function no benchmark calls (the test binaries differ in code
+#            and data, so everything is measured); nothing should move
 #   real     a real commit: cespare/xxhash e0ea1e3 -> a7909af ("Allow
 #            Sum64String and (*Digest).WriteString to be inlined", its
 #            message: Sum64String/4B -25 %, DigestString/4B -15 %, /100B
@@ -37,7 +41,7 @@
 #   uuid: github.com/google/uuid@v1.6.0, 15 benchmarks with no set-up to
 #     speak of; the plant folds the first 4 bytes into a package variable
 #     in encodeHex (String, URN and MarshalJSON; Parse* and New untouched).
-# MODULE, MAIN_FILE (the offpath pair's file), PLANT_FILE and PLANT
+# MODULE, MAIN_FILE (the offpath and offcode pairs' file), OFFCODE (its sed), PLANT_FILE and PLANT
 # override the library's.
 #
 # REPO is a git repository (or bare git directory) with xxhash's history,
@@ -61,13 +65,14 @@ set -euo pipefail
 runs=${1:-2}
 here=$(cd "$(dirname "$0")/.." && pwd)
 benchtime=${BENCHTIME:-100ms}
-pairs=${PAIRS:-offpath real docs}
+pairs=${PAIRS:-offpath offcode real docs}
 extra=${EXTRA_FLAGS:-}
 case ${LIBRARY:-xxhash} in
 xxhash)
 	defModule=github.com/cespare/xxhash/v2@v2.3.0
 	defMain=xxhash.go
 	defFile=xxhash.go
+	defOffcode='s/xxhash: invalid hash state identifier/xxhash: the hash state has a wrong identifier/'
 	defPlant='/^func (d \*Digest) Sum64() uint64 {$/,/^}$/ s/^\treturn h$/\tx := h\n\tx = rol31(x*prime2) * prime1\n\tx = rol31(x*prime2) * prime1\n\tplantSink = x\n\treturn h/
 $ a\
 \
@@ -77,6 +82,7 @@ uuid)
 	defModule=github.com/google/uuid@v1.6.0
 	defMain=uuid.go
 	defFile=uuid.go
+	defOffcode='s/invalid urn prefix: %q/the urn prefix is not valid: %q/'
 	defPlant='/^func encodeHex(dst \[\]byte, uuid UUID) {$/ a\	for _, c := range uuid[:4] {\n\t\tplantSink = plantSink*31 + uint64(c)\n\t}
 $ a\
 \
@@ -89,9 +95,9 @@ var plantSink uint64'
 esac
 for p in $pairs; do
 	case $p in
-	offpath | real | docs | plant | aa) ;;
+	offpath | offcode | real | docs | plant | aa) ;;
 	*)
-		echo "side-by-side: PAIRS: unknown pair $p: want offpath, real, docs, plant or aa" >&2
+		echo "side-by-side: PAIRS: unknown pair $p: want offpath, offcode, real, docs, plant or aa" >&2
 		exit 2
 		;;
 	esac
@@ -100,6 +106,7 @@ module=${MODULE:-$defModule}
 mainFile=${MAIN_FILE:-$defMain}
 plantFile=${PLANT_FILE:-$defFile}
 plant=${PLANT:-$defPlant}
+offcode=${OFFCODE:-$defOffcode}
 repoSrc=${REPO:-}
 realBase=${REAL_BASE:-e0ea1e3}
 realHead=${REAL_HEAD:-a7909af}
@@ -158,6 +165,14 @@ setup() {
 		sed -i '1i // A comment line: no code changes, the line tables do.' "$mainFile"
 		git commit -qam 'head: a comment line'
 		;;
+	offcode)
+		sed -i "$offcode" "$mainFile"
+		if git diff --quiet; then
+			echo "side-by-side: OFFCODE changed nothing in $mainFile" >&2
+			exit 3
+		fi
+		git commit -qam 'head: an error message no benchmark reaches'
+		;;
 	docs)
 		echo 'One more line of documentation.' >>README.md
 		git commit -qam 'head: docs'
@@ -201,7 +216,7 @@ stages = "build %.1f, calibrate %.1f, warm-up %.1f, screen %.1f, confirmation %.
     [t.get(k, 0) for k in ("build", "calibrate", "warmup", "screen", "confirmation", "explain")] + [t.get("process_count", 0)])
 print("%d regression(s), %d improvement(s)%s: %s [%s]" % (
     sum(b["status"] == "regression" for b in rows), sum(b["status"] == "improvement" for b in rows),
-    ", %d not measured (same test binary)" % same if same else "",
+    ", %d not measured (same code)" % same if same else "",
     ", ".join("%s %+.1f%%" % (b["name"], 100 * b["delta"]) for b in rows) or "-", stages))
 EOF
 )

@@ -9,7 +9,7 @@ import (
 // DataChanged reports whether a changed file (a slash path relative to
 // root, as Changed gives them) may be read by the benchmarks of the
 // package in directory dir (absolute, inside root) without being part of
-// its test binary, so that byte-identical test binaries on both sides do
+// its test binary, so that test binaries that run the same code on both sides do
 // not mean the benchmarks run the same:
 //
 //   - any file in dir or below it (testdata, fixtures, files a benchmark

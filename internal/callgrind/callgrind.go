@@ -144,7 +144,7 @@ type Options struct {
 	// Difference, if set, measures each sample with two runs, at N and
 	// 2N, and takes (C(2N) − C(N)) / N: setup costs inside the timed
 	// region cancel too, but the two processes' own variations add up
-	// (measured, docs/evidence/instructions-spread.txt: 0.9–1.8 times the
+	// (measured, docs/dev/evidence/instructions-spread.txt: 0.9–1.8 times the
 	// spread on allocating benchmarks, 2.4 times with system calls).
 	Difference bool
 }

@@ -639,7 +639,7 @@ func cannotSee(r Result, d []float64, n int, share float64, p Policy, m int) (md
 // first stage is paid by every promising row, most of them unchanged
 // (3.8 of an A/A suite of 20 at --threshold 2%), and the rounds it saves
 // pay for the larger cap of [FreshRounds] (TestSimSuite, TestConfirmCost;
-// docs/evidence.md has the candidates measured).
+// docs/dev/evidence-log.md has the candidates measured).
 func FirstFresh(screen Verdict) int { return max((7*screen.Policy.ConfirmRounds+9)/10, 1) }
 
 // continueShare is the share of the promising cut that a row's pooled

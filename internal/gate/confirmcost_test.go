@@ -203,7 +203,7 @@ func costCell(mc machine, m, changed int, effect, threshold float64, reps int, s
 // +32 % at 2 % (statistics audit W4: +32 % and +55 % when every promising
 // row got the most any needed and the cut was p < 0.2 at any size; +30 %
 // before the rounds were planned for bursts, which cost about one point
-// at 2 %: docs/evidence.md), and no more than α of the suites get a false
+// at 2 %: docs/dev/evidence-log.md), and no more than α of the suites get a false
 // change.
 func TestConfirmCost(t *testing.T) {
 	t.Parallel()

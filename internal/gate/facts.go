@@ -77,7 +77,7 @@ const (
 	ReasonFollowsTime ReasonCode = "follows-time"
 	// ReasonIgnored: a policy rule ignores the benchmark (status ignored).
 	ReasonIgnored ReasonCode = "ignored"
-	// ReasonSameBinary: the package's test binaries were byte-identical
+	// ReasonSameBinary: the package's test binaries ran the same code
 	// on both sides; not measured (status same-binary).
 	ReasonSameBinary ReasonCode = "same-binary"
 	// ReasonWithinAllowance: an allocation row whose increase (Base to

@@ -45,8 +45,8 @@ const (
 	// Ignored: a benchmark a policy rule ignores (ignore: true): not run,
 	// or not judged when the input has it; never gated.
 	Ignored Status = "ignored"
-	// SameBinary: a benchmark of a package whose test binaries were
-	// byte-identical on both sides, so it was not measured: nothing it
+	// SameBinary: a benchmark of a package whose test binaries ran
+	// the same code on both sides, so it was not measured: nothing it
 	// runs changed (Policy.SameBinary). Never gated; a zero change.
 	SameBinary Status = "same-binary"
 )
@@ -172,8 +172,8 @@ type Policy struct {
 	// ignores them: each gets a row with status Ignored.
 	Ignored []Bench
 	// SameBinary lists the rows (package, name, unit) of the benchmarks
-	// that were not measured because their package's test binaries were
-	// byte-identical on both sides: each gets a row with status
+	// that were not measured because their package's test binaries ran
+	// the same code on both sides: each gets a row with status
 	// SameBinary.
 	SameBinary []stats.Key
 	// Selective says the run selected part of the suite (--bench, a

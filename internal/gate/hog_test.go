@@ -89,7 +89,7 @@ func withoutBursts(f func()) {
 }
 
 // TestConfirmHog: under the switching hog, the settings of issue 27's
-// campaign find their planted changes (the figures docs/evidence.md
+// campaign find their planted changes (the figures docs/dev/evidence-log.md
 // quotes, within three standard deviations), and A/A suites on the hogged
 // machine and with an order effect keep the false-change rate at α. With
 // BENCHGATE_SIM=1 it measures the design before beside it (not parallel

@@ -5,10 +5,10 @@ package gate
 // sequential looks of --max-time (with and without a confirmation), and a
 // suite of 20 benchmarks at the defaults. Each asserts a false-positive
 // rate at or below α within three binomial standard deviations, and a
-// power at or above the figure docs/evidence.md quotes minus three standard
+// power at or above the figure docs/dev/evidence-log.md quotes minus three standard
 // deviations. In a plain `go test` they run a few thousand simulated runs
 // each (a few seconds); with BENCHGATE_SIM=1 ten times more, and they
-// print docs/evidence.md's table:
+// print docs/dev/evidence-log.md's table:
 //
 //	BENCHGATE_SIM=1 go test -run 'TestSim' -v ./internal/gate/
 
@@ -39,7 +39,7 @@ func simReps(t *testing.T, quick int) int {
 // binomTol is three standard deviations of a rate p over n runs.
 func binomTol(p float64, n int) float64 { return 3 * math.Sqrt(p*(1-p)/float64(n)) }
 
-// simTable collects the rows the simulations print for docs/evidence.md.
+// simTable collects the rows the simulations print for docs/dev/evidence-log.md.
 type simTable struct {
 	mu   sync.Mutex
 	rows []string
@@ -63,12 +63,12 @@ func checkFPR(t *testing.T, what string, hits, n int, alpha float64) float64 {
 	return rate
 }
 
-// checkPower asserts a power against docs/evidence.md's figure.
+// checkPower asserts a power against docs/dev/evidence-log.md's figure.
 func checkPower(t *testing.T, what string, hits, n int, quoted float64) float64 {
 	t.Helper()
 	rate := float64(hits) / float64(n)
 	if tol := binomTol(quoted, n); rate < quoted-tol {
-		t.Errorf("%s: power %.3f over %d runs, docs/evidence.md quotes %.2f (−%.3f)", what, rate, n, quoted, tol)
+		t.Errorf("%s: power %.3f over %d runs, docs/dev/evidence-log.md quotes %.2f (−%.3f)", what, rate, n, quoted, tol)
 	}
 	return rate
 }
@@ -104,7 +104,7 @@ func TestSimAutoSelection(t *testing.T) {
 		n      int
 		effect float64
 		reps   int
-		quoted float64 // power docs/evidence.md quotes, auto
+		quoted float64 // power docs/dev/evidence-log.md quotes, auto
 	}
 	cells := []cell{
 		{scenarios[0], 10, 0, simReps(t, 6000), 0},

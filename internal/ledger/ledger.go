@@ -69,7 +69,7 @@ type Entry struct {
 	SE         float64 `json:"se"`
 	// Test is the test that judged the row: "paired", "utest" or
 	// "exact", or "same-binary" for a zero change not measured (the
-	// test binaries were byte-identical); N the number of pairs (paired)
+	// test binaries ran the same code); N the number of pairs (paired)
 	// or the smaller side's samples; P its p-value before any correction
 	// (nil for exact rows).
 	Test string   `json:"test"`

@@ -28,7 +28,7 @@ const (
 	// cpuTarget the work of each (by the pilot's time per op): at 100
 	// samples a second, 2 × 0.5 s give about 100 samples per side,
 	// enough to rank the functions whose share moved by a few percent
-	// (xxhash's planted 11 % function leads its table: docs/evidence.md),
+	// (xxhash's planted 11 % function leads its table: docs/dev/evidence-log.md),
 	// for about 2 s per time regression.
 	cpuRuns   = 2
 	cpuTarget = 500 * time.Millisecond

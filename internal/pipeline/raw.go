@@ -22,8 +22,8 @@ import (
 const ConfirmFailuresFile = "confirm-failures.json"
 
 // SameFile lists the rows (package, name, unit) of the benchmarks a run
-// did not measure because their package's test binaries were
-// byte-identical on both sides (gate.Policy.SameBinary): a JSON array
+// did not measure because their package's test binaries ran
+// the same code on both sides (gate.Policy.SameBinary): a JSON array
 // beside the raw files.
 const SameFile = "same-binary.json"
 

@@ -72,7 +72,7 @@ type Facts struct {
 	// ("importpath: reason"; untrusted: they name the change's code).
 	Skipped []string
 	// SameBinary are the packages not measured because their test
-	// binaries were byte-identical on both sides (their rows have status
+	// binaries ran the same code on both sides (their rows have status
 	// same-binary; untrusted: import paths of the change's code).
 	SameBinary   []string
 	Timing       *Timing

@@ -455,7 +455,7 @@ func (r *run) timeLane(ctx context.Context, raw Files) (*Adaptive, *Budget, erro
 // expectedFresh is the confirmation's unit-rounds a run of units × count
 // rounds expects before its screen is judged, for the progress's time
 // left: an unchanged suite's confirmation adds about 15 % of the screen's
-// rounds at the default threshold (docs/evidence.md, "The confirmation's
+// rounds at the default threshold (docs/dev/evidence-log.md, "The confirmation's
 // cost"). The plan replaces it once the screen is judged.
 func expectedFresh(units, count int) int {
 	return (units*count*15 + 50) / 100
@@ -495,7 +495,7 @@ func writeShard(dir string, m *shard.Manifest, res *runner.Result, runErr error)
 }
 
 // skipIdentical is the runner's same-binary check (runner.Options.SkipIdentical):
-// a package whose test binaries are byte-identical is not measured when
+// a package whose test binaries run the same code is not measured when
 // no file its binary does not hold changed in its directory
 // (affected.DataChanged). Off for one commit against itself (calibrate,
 // --allow-same: an A/A measurement asked for), and when the changed files

@@ -189,7 +189,7 @@ func headline(v gate.Verdict, m Meta) []Span {
 			return t
 		}
 		if v.Count(gate.SameBinary) == len(v.Results) && len(v.Failures) == 0 {
-			return append(t, txt(" — nothing to measure: the test binaries are the same on both sides"))
+			return append(t, txt(" — nothing to measure: the test binaries run the same code on both sides"))
 		}
 		what := "no regression found"
 		if len(v.Regressions()) > 0 {

@@ -90,7 +90,7 @@ var statusWords = map[gate.Status][2]string{
 	gate.Removed:     {"removed", "removed"},
 	gate.Ignored:     {"ignored", "ignored"},
 	gate.Failed:      {"failed", "failed"},
-	gate.SameBinary:  {"same test binary", "same test binary"},
+	gate.SameBinary:  {"same code", "same code"},
 }
 
 func wordsOf(s gate.Status) (string, string) {

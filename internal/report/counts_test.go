@@ -149,7 +149,7 @@ func TestCountsAddUp(t *testing.T) {
 		t.Run(name, func(t *testing.T) { checkCounts(t, v) })
 	}
 	line := Plain(Build(mixed, Meta{}).Head[0].(Paragraph).Spans)
-	if want := "8 benchmarks: 1 ignored, 1 same test binary, 1 removed (fails the gate), 5 compared in 16 rows: 5 too noisy, 1 new, 10 unchanged"; line != want {
+	if want := "8 benchmarks: 1 ignored, 1 same code, 1 removed (fails the gate), 5 compared in 16 rows: 5 too noisy, 1 new, 10 unchanged"; line != want {
 		t.Errorf("mixed: %q, want %q", line, want)
 	}
 }

@@ -82,7 +82,7 @@ func runItems(r pipeline.Facts) [][]Span {
 		out = append(out, []Span{txt("skipped "), prose(s)})
 	}
 	if n := len(r.SameBinary); n > 0 {
-		l := line{txt("not measured: " + english.Plural(n, "package", "packages") + " with the same test binary on both sides (nothing their benchmarks run changed): ")}
+		l := line{txt("not measured: " + english.Plural(n, "package", "packages") + " whose test binaries run the same code on both sides (nothing their benchmarks run changed): ")}
 		for i, p := range r.SameBinary {
 			if i > 0 {
 				l.text(", ")

@@ -219,7 +219,7 @@ func whySpans(rs gate.Reason, unit string, confirmation *gate.Result) []Span {
 	case gate.ReasonIgnored:
 		l.text("ignored by the policy: not run, not judged")
 	case gate.ReasonSameBinary:
-		l.text("same test binary: not measured")
+		l.text("same code: not measured")
 	case gate.ReasonUnitIgnored:
 		l.text("unit ignored by the policy (units: ").name(rs.Detail).text("): not judged")
 	case gate.ReasonWithinAllowance:

@@ -16,7 +16,7 @@ import (
 // idle for a second) on a machine with drift and bursts of interference:
 // the per-round noise of the paired log ratios (what power follows from),
 // the power of a paired test at +3 % and +5 %, and the wall time of a
-// round. docs/evidence.md, "The same timed work in fewer processes",
+// round. docs/dev/evidence-log.md, "The same timed work in fewer processes",
 // tables it beside the real measurements.
 //
 //	BENCHGATE_SIM=1 go test -run TestLayoutSim -v ./internal/runner/

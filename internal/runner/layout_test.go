@@ -171,11 +171,13 @@ func TestCountRuns(t *testing.T) {
 
 // TestSameBinary builds a real module in two git worktrees of a
 // repository whose head commit changes one package's code, another
-// package's README and a third package's testdata: the worktrees' paths
-// do not enter the binaries (-trimpath), so the package whose sources did
-// not change builds byte-identical binaries and is listed, not measured,
-// with a row for every benchmark and unit; the package whose code changed
-// and the one whose testdata changed are measured.
+// package's README, a third package's testdata and adds a comment line
+// above a fourth one's code: the worktrees' paths do not enter the
+// binaries (-trimpath), so the package whose sources did not change builds
+// byte-identical binaries, and the commented one binaries that differ in
+// their line tables only; both are listed, not measured, with a row for
+// every benchmark and unit; the package whose code changed and the one
+// whose testdata changed are measured.
 func TestSameBinary(t *testing.T) {
 	testenv.Heavy(t)
 	if testing.Short() {
@@ -192,6 +194,8 @@ func TestSameBinary(t *testing.T) {
 		"c/c.go":           "package c\n\nfunc F(n int) int { return n * 3 }\n",
 		"c/c_test.go":      benchFile("c", "F(7)", false),
 		"c/testdata/input": "1\n",
+		"d/d.go":           "package d\n\nfunc F(n int) int { return n * 3 }\n",
+		"d/d_test.go":      benchFile("d", "F(7)", false),
 	}
 	testenv.WriteFiles(t, repo, files)
 	env := testenv.Env(t)
@@ -202,6 +206,7 @@ func TestSameBinary(t *testing.T) {
 		"a/README.md":      "# a\n\nMore words.\n",
 		"b/b.go":           "package b\n\nfunc F(n int) int { return n*3 + 1 }\n",
 		"c/testdata/input": "2\n",
+		"d/d.go":           "// Package d multiplies.\npackage d\n\nfunc F(n int) int { return n * 3 }\n",
 	})
 	testenv.Git(t, env, repo, "commit", "-q", "-am", "head")
 	trees := t.TempDir()
@@ -225,8 +230,21 @@ func TestSameBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !same["example.com/three/a"] || !same["example.com/three/c"] || same["example.com/three/b"] {
-		t.Errorf("byte-identical test binaries: %v, want a and c (-trimpath) and not b", same)
+	if !same["example.com/three/a"] || !same["example.com/three/c"] || !same["example.com/three/d"] || same["example.com/three/b"] {
+		t.Errorf("test binaries with the same code: %v, want a, c (-trimpath) and d (a comment), not b", same)
+	}
+	binaries := map[string][2]string{}
+	for i := range s.built {
+		for _, p := range s.built[i] {
+			b := binaries[p.ImportPath]
+			b[i] = p.Binary
+			binaries[p.ImportPath] = b
+		}
+	}
+	for p, wantBytes := range map[string]bool{"example.com/three/a": true, "example.com/three/d": false} {
+		if eq, err := sameFile(binaries[p][0], binaries[p][1]); err != nil || eq != wantBytes {
+			t.Errorf("%s: byte-identical binaries %v (%v), want %v", p, eq, err, wantBytes)
+		}
 	}
 	units, err := s.Discover(context.Background())
 	if err != nil {
@@ -240,17 +258,17 @@ func TestSameBinary(t *testing.T) {
 		t.Errorf("measured %s; want b's (code changed) and c's (testdata changed)", got)
 	}
 	res := s.Result()
-	if strings.Join(res.SamePackages, " ") != "example.com/three/a" {
-		t.Errorf("same-binary packages %v, want a", res.SamePackages)
+	if strings.Join(res.SamePackages, " ") != "example.com/three/a example.com/three/d" {
+		t.Errorf("same-binary packages %v, want a and d", res.SamePackages)
 	}
 	var rows []string
 	for _, su := range res.Same {
 		rows = append(rows, su.Package+"."+su.Name+" "+strings.Join(su.Units, ","))
 	}
-	if got := strings.Join(rows, "; "); got != "example.com/three/a.F sec/op,B/op,allocs/op; example.com/three/a.G/sub sec/op,B/op,allocs/op" {
-		t.Errorf("same-binary rows %q, want a's two benchmarks with their units", got)
+	if got := strings.Join(rows, "; "); got != "example.com/three/a.F sec/op,B/op,allocs/op; example.com/three/a.G/sub sec/op,B/op,allocs/op; example.com/three/d.F sec/op,B/op,allocs/op" {
+		t.Errorf("same-binary rows %q, want a's two benchmarks and d's one with their units", got)
 	}
-	if !strings.Contains(progress.String(), "example.com/three/a: the same test binary on both sides") {
+	if !strings.Contains(progress.String(), "example.com/three/a: test binaries that run the same code on both sides") {
 		t.Errorf("progress does not say a was not measured:\n%s", progress.String())
 	}
 }

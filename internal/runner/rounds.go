@@ -31,7 +31,7 @@ const maxProcessWork = 100 * time.Millisecond
 // process) keeps one run per process at the default --benchtime (5 a
 // side), one with cespare/xxhash's 15–20 ms of set-up runs all five in one
 // process; a loaded machine, whose processes cost more, gets fewer
-// (docs/evidence.md, "The same timed work in fewer processes").
+// (docs/dev/evidence-log.md, "The same timed work in fewer processes").
 const splitBudget = 1.0 / 3
 
 // processes is how many processes per side a round of u takes, given what
@@ -134,7 +134,7 @@ func (r *run) rounds(ctx context.Context, units []Unit, w [2]*benchfmt.Writer, f
 // on the side. With warm, the process first runs u once more, at the same
 // N, uncounted: the first run of a benchmark after other benchmarks ran
 // (cold caches, branch predictors, its first collection) is slower and
-// far noisier than the next ones (docs/evidence.md, "The same timed work
+// far noisier than the next ones (docs/dev/evidence-log.md, "The same timed work
 // in fewer processes").
 func (r *run) runUnit(ctx context.Context, i int, u Unit, count int, warm bool, round int, w *benchfmt.Writer) error {
 	if !u.Sides[i] || r.isFailed(i, u) {

@@ -1,7 +1,7 @@
 // Package runner measures Go benchmarks on two source trees, base and head,
 // the way benchgate needs them measured: each package's test binary is built
 // once per side (-trimpath, so that identical sources give identical
-// binaries), a package whose two binaries are byte-identical is listed and
+// binaries), a package whose two binaries run the same code is listed and
 // not measured (Options.SkipIdentical), every other benchmark (each
 // sub-benchmark on its own) is calibrated once by one pilot process per
 // package and side to an iteration count used by both sides, and then run
@@ -64,7 +64,7 @@ type Options struct {
 	// per side per round. Each run is one result line.
 	Runs int
 	// SkipIdentical, if set, turns on the same-binary check: a package
-	// whose base and head test binaries are byte-identical is not
+	// whose base and head test binaries run the same code (sameCode) is not
 	// measured when SkipIdentical(baseDir, headDir) reports true, given
 	// the package's directory on each side (the caller checks that no
 	// file the binary does not hold, testdata and the like, changed
@@ -104,7 +104,7 @@ type Ignored struct {
 // DefaultRuns is the default of Options.Runs: 5–10 short runs per side
 // per round were far more sensitive than one long run on a shared
 // machine, and a real allocating benchmark's per-round noise fell 2.5×
-// with 5 (docs/statistics.md, docs/evidence.md).
+// with 5 (docs/statistics.md, docs/dev/evidence-log.md).
 const DefaultRuns = 5
 
 // MinRunTime is the least timed work (b.N × time/op) a run keeps when a
@@ -153,7 +153,7 @@ type Result struct {
 	Seed     int64
 	Skipped  []string // packages without benchmarks, as "importpath: reason"
 	// Same lists the benchmarks of the packages that were not measured
-	// because their test binaries are byte-identical on both sides
+	// because their test binaries run the same code on both sides
 	// (Options.SkipIdentical), in order; SamePackages those packages.
 	Same         []SameUnit
 	SamePackages []string
@@ -264,7 +264,7 @@ func Build(ctx context.Context, base, head Side, o Options) (*Session, error) {
 }
 
 // identical is the set of packages that are not measured: test binaries
-// byte-identical on both sides, and SkipIdentical says so of their
+// that run the same code on both sides, and SkipIdentical says so of their
 // directories.
 func (r *run) identical(built [2][]pkg) (map[string]bool, error) {
 	same, err := sameBinaries(built)

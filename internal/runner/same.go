@@ -64,6 +64,6 @@ func (r *run) listSame(ctx context.Context, p string, tops []string) error {
 			}
 		}
 	}
-	r.progress("%s: the same test binary on both sides, not measured", p)
+	r.progress("%s: test binaries that run the same code on both sides, not measured", p)
 	return nil
 }

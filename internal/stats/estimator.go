@@ -18,7 +18,7 @@ const (
 	// benchmark it was the best (noise per round 2.3 % quiet, 6.3 % under
 	// a CPU hog, against 5.8 % and 11.2 % for one long run): short runs
 	// differ in how many GC cycles they contain, and the median keeps
-	// the typical one (docs/evidence.md).
+	// the typical one (docs/dev/evidence-log.md).
 	Median Estimator = "median"
 	// Min of the round's runs: the best case. Interference only slows
 	// runs down, so on non-allocating code it drops the runs that were
