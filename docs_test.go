@@ -143,11 +143,16 @@ var (
 	refLink    = regexp.MustCompile(`^\s*\[[^\]]+\]:\s*(\S+)`)
 )
 
-// Every relative link of README.md and docs/*.md points at a file that
-// exists, and every anchor at a heading of its document.
+// Every relative link of README.md, docs/*.md and the developers'
+// documents (DESIGN.md, docs/dev/*.md) points at a file that exists, and
+// every anchor at a heading of its document.
 func TestDocLinks(t *testing.T) {
 	anchors := map[string]map[string]bool{}
-	for _, name := range userDocs(t) {
+	dev, err := filepath.Glob("docs/dev/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(append(userDocs(t), "DESIGN.md"), dev...) {
 		d := readDoc(t, name)
 		for i, line := range d.prose {
 			var targets []string

@@ -8,7 +8,7 @@
 // The input is a list of [Metric]s, one per (benchmark, unit): head's
 // center value, its interval and its sample count. The CLI fills it from
 // the verdict; this package knows nothing of statistics. The names, units
-// and fields written are described in docs/history.md.
+// and fields written are described in docs/exports.md.
 package export
 
 import (
@@ -51,7 +51,7 @@ type Metric struct {
 	Samples int
 	// Machine describes the computer measured (machine.Info.String);
 	// "" if unknown. gab's extra names it; BMF has no place for it (give
-	// bencher run a --testbed per machine, docs/history.md).
+	// bencher run a --testbed per machine, docs/exports.md).
 	Machine string
 }
 
