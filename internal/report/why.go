@@ -314,9 +314,10 @@ func whyFunctions(sum *line, d *Detail, w *explain.Why, lane funcsLane) {
 		where := []Span(nil)
 		if f.File != "" {
 			// The function names the package: a file outside the
-			// module needs no directory.
+			// module needs no directory (absolute, or as -trimpath
+			// names it, under its package's import path).
 			file := f.File
-			if path.IsAbs(file) {
+			if path.IsAbs(file) || path.Dir(file) == funcPackage(f.Function) {
 				file = path.Base(file)
 			}
 			where = []Span{nameSpan(position(file, f.Line))}
@@ -366,6 +367,20 @@ func position(file string, line int64) string {
 func shortFunc(fn string) string {
 	if i := strings.LastIndex(fn, "/"); i >= 0 && !strings.Contains(fn[:i], "(") {
 		return fn[i+1:]
+	}
+	return fn
+}
+
+// funcPackage is the import path of a function's package, as profiles
+// name functions: "runtime" of "runtime.(*mheap).alloc", "example.com/m/x"
+// of "example.com/m/x.F[...]".
+func funcPackage(fn string) string {
+	if i := strings.IndexByte(fn, '['); i >= 0 {
+		fn = fn[:i]
+	}
+	i := strings.LastIndex(fn, "/") + 1
+	if dot := strings.IndexByte(fn[i:], '.'); dot >= 0 {
+		return fn[:i+dot]
 	}
 	return fn
 }

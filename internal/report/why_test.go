@@ -215,3 +215,21 @@ func TestWhyInstructions(t *testing.T) {
 		t.Errorf("JSON explain:\n%s", b)
 	}
 }
+
+// TestFuncPackage: the import path of a profile's function name, so that
+// a -trimpath file outside the module ("runtime/mgc.go" of a runtime
+// function) is shown by its name alone in the functions' table.
+func TestFuncPackage(t *testing.T) {
+	for fn, want := range map[string]string{
+		"runtime.(*spanInlineMarkBits).init":         "runtime",
+		"testing.(*B).Loop":                          "testing",
+		"example.com/m/codec.Decode":                 "example.com/m/codec",
+		"example.com/m/codec.(*T).M.func1":           "example.com/m/codec",
+		"example.com/m.F[go.shape.*example.com/x.T]": "example.com/m",
+		"main": "main",
+	} {
+		if got := funcPackage(fn); got != want {
+			t.Errorf("funcPackage(%q) = %q, want %q", fn, got, want)
+		}
+	}
+}
