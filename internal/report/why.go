@@ -320,11 +320,11 @@ func whyFunctions(sum *line, d *Detail, w *explain.Why, lane funcsLane) {
 			if path.IsAbs(file) || path.Dir(file) == funcPackage(f.Function) {
 				file = path.Base(file)
 			}
-			where = []Span{nameSpan(position(file, f.Line))}
+			where = []Span{nameSpan(clip(position(file, f.Line), 26))}
 		}
 		share := absPct(f.ShareBase) + " → " + absPct(f.ShareHead)
 		g.Rows = append(g.Rows, Row{Cells: [][]Span{one(change(f.Head - f.Base)), one(lane.value(f.Base) + " → " + lane.value(f.Head)), one(share),
-			{nameSpan(shortFunc(f.Function))}, where}})
+			{nameSpan(clip(shortFunc(f.Function), 34))}, where}})
 	}
 	if len(g.Rows) > 0 {
 		t.Groups = append(t.Groups, g)
@@ -369,6 +369,19 @@ func shortFunc(fn string) string {
 		return fn[i+1:]
 	}
 	return fn
+}
+
+// clip shortens a name of the functions' table to at most n characters,
+// its middle left out ("…"), so that a sampled runtime function's long
+// name cannot widen the table past a pull request's column; the pprof
+// command under the table gives every name whole.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // funcPackage is the import path of a function's package, as profiles

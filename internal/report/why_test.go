@@ -233,3 +233,22 @@ func TestFuncPackage(t *testing.T) {
 		}
 	}
 }
+
+// TestClip: a long name keeps its two ends within the limit; a short one
+// is left whole.
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"lib.Slow", 34, "lib.Slow"},
+		{"runtime.(*gcControllerState).findRunnableGCWorker", 34, "runtime.(*gcCont…dRunnableGCWorker"},
+		{"mgcmark_greenteagc.go:113", 26, "mgcmark_greenteagc.go:113"},
+	} {
+		got := clip(tc.in, tc.n)
+		if got != tc.want || len([]rune(got)) > tc.n {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}
