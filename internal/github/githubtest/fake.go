@@ -1,8 +1,6 @@
-// Package githubtest is an in-memory fake of the part of the GitHub REST API
-// benchgate uses: the comments of an issue or pull request, reading a pull
-// request, an issue's timeline of label events, and files on a branch
-// (the contents API, with the git data API for large files and new
-// branches).
+// Package githubtest is an in-memory fake of the GitHub REST API benchgate
+// uses: an issue's comments, a pull request, an issue's timeline of label
+// events, and files on a branch (contents API, git data API for large files).
 //
 // It answers like GitHub does (JSON bodies, status codes, Link-header
 // pagination with rel="next" and rel="last", the messages GitHub sends for
