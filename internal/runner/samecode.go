@@ -52,10 +52,17 @@ var lineTables = map[string]bool{
 // data is the same at the same address; what differs is the file:line a
 // stack trace prints. Sections not loaded (DWARF, the symbol table) are
 // not compared. Other formats (Mach-O) count only when byte-identical.
-func sameCode(a, b string) (bool, error) {
+func sameCode(a, b string) (same bool, err error) {
 	if eq, err := sameFile(a, b); err != nil || eq {
 		return eq, err
 	}
+	// The binaries are built from the change's code: a file debug/elf
+	// cannot read, or panics on, is not the same code (it is measured).
+	defer func() {
+		if recover() != nil {
+			same, err = false, nil
+		}
+	}()
 	ea, err := elf.Open(a)
 	if err != nil {
 		return false, nil
