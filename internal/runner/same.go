@@ -7,7 +7,7 @@ import (
 )
 
 // SameUnit is a benchmark of a package that was not measured because its
-// test binaries are byte-identical on both sides: its name as printed
+// test binaries run the same code on both sides (sameCode): its name as printed
 // (no "Benchmark" prefix, with the -GOMAXPROCS suffix, as Failure.Name)
 // and the units its listing run reported ("sec/op", "B/op", "allocs/op",
 // custom metrics), so that its rows are the ones a measured run would
